@@ -7,6 +7,8 @@
 //! - `client`: a driver that answers `input_required` rounds.
 #![deny(missing_docs)]
 
+#[doc(hidden)]
+pub mod __private;
 pub mod form;
 pub mod machine;
 

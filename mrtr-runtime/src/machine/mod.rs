@@ -15,9 +15,12 @@
 //! - Keep arguments out of the state: they are re-sent on every retry and bound into the token.
 
 mod answers;
+mod dsl;
 pub mod input;
+mod iter;
 mod kind;
 mod outcome;
+mod reply;
 mod schema_check;
 
 use std::borrow::Cow;
@@ -31,7 +34,9 @@ use serde::de::DeserializeOwned;
 pub use answers::{AnswerError, AnswerProblem, Answers};
 pub use input::Input;
 pub use kind::InputKind;
+pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use outcome::{Elicited, NotAccepted, Outcome, Roots, Sampled, WorkspaceRoot};
+pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
 
 /// The future a machine step returns.
 pub type StepFuture<'a, O> = Pin<Box<dyn Future<Output = Result<Step<O>, StepError>> + Send + 'a>>;
