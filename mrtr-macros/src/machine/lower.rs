@@ -1,0 +1,991 @@
+//! Lowering: the body becomes a [`Cfg`]. Only statements that contain a suspension are
+//! split into blocks; everything else is kept as written (with `?`, `return`, `break` and
+//! `continue` redirected), so rustc checks the user's code as they wrote it.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Ident, Pat, Stmt};
+
+use super::cfg::*;
+use super::errors::Errors;
+use super::names::{Mentions, mentioned, pattern_bindings};
+use super::parse::MachineFn;
+use super::suspension::{SuspensionKind, parse_suspension, suspension_kind};
+
+struct LoopCx {
+    label: Option<String>,
+    header: BlockId,
+    exit: BlockId,
+    result: Option<VarId>,
+}
+
+/// Whether `node` contains a suspension in a position lowering handles (closures, async
+/// blocks, items and other macros are rejected by the position check).
+pub fn contains_suspension(visit_node: impl FnOnce(&mut Finder)) -> bool {
+    let mut finder = Finder(false);
+    visit_node(&mut finder);
+    finder.0
+}
+
+/// Looks for suspension macros.
+pub struct Finder(bool);
+
+impl<'ast> Visit<'ast> for Finder {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if suspension_kind(mac).is_some() {
+            self.0 = true;
+        }
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+fn expr_has(expr: &Expr) -> bool {
+    contains_suspension(|finder| finder.visit_expr(expr))
+}
+
+fn block_has(block: &syn::Block) -> bool {
+    contains_suspension(|finder| finder.visit_block(block))
+}
+
+fn stmt_has(stmt: &Stmt) -> bool {
+    contains_suspension(|finder| finder.visit_stmt(stmt))
+}
+
+/// Pure enough to be evaluated after a suspension that textually follows it.
+fn is_pure(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(_) | Expr::Lit(_) => true,
+        Expr::Paren(inner) => is_pure(&inner.expr),
+        Expr::Group(inner) => is_pure(&inner.expr),
+        Expr::Reference(inner) => is_pure(&inner.expr),
+        Expr::Field(inner) => is_pure(&inner.base),
+        Expr::Cast(inner) => is_pure(&inner.expr),
+        Expr::Tuple(tuple) => tuple.elems.iter().all(is_pure),
+        Expr::Array(array) => array.elems.iter().all(is_pure),
+        _ => false,
+    }
+}
+
+/// Whether a statement syntactically never completes.
+fn diverges(stmt: &Stmt) -> bool {
+    let panics = |mac: &syn::Macro| {
+        mac.path.segments.last().is_some_and(|segment| {
+            ["panic", "unreachable", "todo", "unimplemented"]
+                .contains(&segment.ident.to_string().as_str())
+        })
+    };
+    match stmt {
+        Stmt::Expr(Expr::Return(_) | Expr::Break(_) | Expr::Continue(_), _) => true,
+        Stmt::Expr(Expr::Macro(mac), _) => panics(&mac.mac),
+        Stmt::Macro(mac) => panics(&mac.mac),
+        _ => false,
+    }
+}
+
+/// Redirects `?`, `return`, `break` and `continue` in kept-as-written code.
+struct Redirect<'l> {
+    loops: &'l [LoopCx],
+    /// Labels of loops inside the code (`None` for unlabeled ones).
+    inner_loops: Vec<Option<String>>,
+    /// Labels of labeled blocks inside the code.
+    inner_blocks: Vec<String>,
+    jumps: &'l mut Vec<Jump>,
+    created: Vec<usize>,
+}
+
+impl Redirect<'_> {
+    fn target(&self, label: Option<&syn::Lifetime>) -> Option<&LoopCx> {
+        match label {
+            Some(label) => {
+                let name = label.ident.to_string();
+                if self.inner_loops.iter().any(|l| l.as_deref() == Some(&*name))
+                    || self.inner_blocks.contains(&name)
+                {
+                    return None;
+                }
+                self.loops
+                    .iter()
+                    .rev()
+                    .find(|cx| cx.label.as_deref() == Some(&*name))
+            }
+            None if !self.inner_loops.is_empty() => None,
+            None => self.loops.last(),
+        }
+    }
+
+    fn jump(&mut self, target: BlockId, value: Option<VarId>, tokens: TokenStream) -> Expr {
+        let id = self.jumps.len();
+        self.jumps.push(Jump { target, value });
+        self.created.push(id);
+        Expr::Verbatim(quote!(__mrtr_jump!(#id #tokens)))
+    }
+
+    fn in_loop(&mut self, label: Option<&syn::Label>, walk: impl FnOnce(&mut Self)) {
+        self.inner_loops
+            .push(label.map(|label| label.name.ident.to_string()));
+        walk(self);
+        self.inner_loops.pop();
+    }
+}
+
+impl VisitMut for Redirect<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Closure(_) | Expr::Async(_) | Expr::Const(_) => {}
+            Expr::Try(try_expr) => {
+                self.visit_expr_mut(&mut try_expr.expr);
+                let inner = &try_expr.expr;
+                let span = try_expr.question_token.span;
+                let value = Ident::new("__mrtr_value", Span::mixed_site());
+                let residual = Ident::new("__mrtr_residual", Span::mixed_site());
+                *expr = Expr::Verbatim(quote_spanned! {span=>
+                    match ::mrtr::__private::Branch::branch(#inner) {
+                        ::core::ops::ControlFlow::Continue(#value) => #value,
+                        ::core::ops::ControlFlow::Break(#residual) => {
+                            return ::core::result::Result::Ok(::mrtr::__private::Step::Done(
+                                ::mrtr::__private::FromResidual::from_residual(#residual),
+                            ));
+                        }
+                    }
+                });
+            }
+            Expr::Return(ret) => {
+                if let Some(value) = &mut ret.expr {
+                    self.visit_expr_mut(value);
+                }
+                let value = match &ret.expr {
+                    Some(value) => value.to_token_stream(),
+                    None => quote!(()),
+                };
+                let span = ret.return_token.span;
+                *expr = Expr::Verbatim(quote_spanned! {span=>
+                    return ::core::result::Result::Ok(::mrtr::__private::Step::Done(#value))
+                });
+            }
+            Expr::Loop(inner) => {
+                let label = inner.label.clone();
+                self.in_loop(label.as_ref(), |this| this.visit_block_mut(&mut inner.body));
+            }
+            Expr::While(inner) => {
+                self.visit_expr_mut(&mut inner.cond);
+                let label = inner.label.clone();
+                self.in_loop(label.as_ref(), |this| this.visit_block_mut(&mut inner.body));
+            }
+            Expr::ForLoop(inner) => {
+                self.visit_expr_mut(&mut inner.expr);
+                let label = inner.label.clone();
+                self.in_loop(label.as_ref(), |this| this.visit_block_mut(&mut inner.body));
+            }
+            Expr::Block(inner) if inner.label.is_some() => {
+                let name = inner.label.as_ref().map(|l| l.name.ident.to_string());
+                self.inner_blocks.extend(name);
+                self.visit_block_mut(&mut inner.block);
+                self.inner_blocks.pop();
+            }
+            Expr::Break(brk) => {
+                if let Some(value) = &mut brk.expr {
+                    self.visit_expr_mut(value);
+                }
+                let Some(cx) = self.target(brk.label.as_ref()) else {
+                    return;
+                };
+                let (exit, result) = (cx.exit, cx.result);
+                let value = brk
+                    .expr
+                    .as_ref()
+                    .map(|value| quote!(, #value))
+                    .unwrap_or_default();
+                *expr = self.jump(exit, result, value);
+            }
+            Expr::Continue(cont) => {
+                let Some(cx) = self.target(cont.label.as_ref()) else {
+                    return;
+                };
+                let header = cx.header;
+                *expr = self.jump(header, None, TokenStream::new());
+            }
+            _ => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Lowers a function body.
+pub struct Lowerer<'e> {
+    cfg: Cfg,
+    errors: &'e mut Errors,
+    scopes: Vec<Vec<(String, VarId)>>,
+    loops: Vec<LoopCx>,
+    cur: Option<BlockId>,
+    inputs: usize,
+}
+
+impl<'e> Lowerer<'e> {
+    fn new_var(&mut self, ident: Ident, hidden: bool) -> VarId {
+        self.cfg.vars.push(Var {
+            ident,
+            hidden,
+            arg: false,
+            borrowed: false,
+        });
+        self.cfg.vars.len() - 1
+    }
+
+    fn temp(&mut self) -> VarId {
+        let id = self.cfg.vars.len();
+        let ident = format_ident!("__mrtr_t{}", id, span = Span::mixed_site());
+        let var = self.new_var(ident.clone(), true);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((ident.to_string(), var));
+        }
+        var
+    }
+
+    fn declare(&mut self, ident: &Ident) -> VarId {
+        let var = self.new_var(ident.clone(), false);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((ident.to_string(), var));
+        }
+        var
+    }
+
+    fn visible(&self) -> Vec<(String, VarId)> {
+        let mut out: Vec<(String, VarId)> = Vec::new();
+        for scope in &self.scopes {
+            for (name, var) in scope {
+                out.retain(|(existing, _)| existing != name);
+                out.push((name.clone(), *var));
+            }
+        }
+        out
+    }
+
+    fn resolve(&self, names: &BTreeSet<String>) -> BTreeSet<VarId> {
+        let visible = self.visible();
+        names
+            .iter()
+            .filter_map(|name| {
+                visible
+                    .iter()
+                    .find(|(visible_name, _)| visible_name == name)
+                    .map(|(_, var)| *var)
+            })
+            .collect()
+    }
+
+    fn new_block(&mut self) -> BlockId {
+        self.cfg.blocks.push(Block {
+            scope: Vec::new(),
+            items: Vec::new(),
+            term: None,
+        });
+        self.cfg.blocks.len() - 1
+    }
+
+    /// Continues lowering in `block`, whose entry sees the current scope.
+    fn enter(&mut self, block: BlockId) {
+        self.cfg.blocks[block].scope = self.visible();
+        self.cur = Some(block);
+    }
+
+    /// The block being filled; after a diverging statement, a fresh unreachable one.
+    fn current(&mut self) -> BlockId {
+        match self.cur {
+            Some(block) => block,
+            None => {
+                let block = self.new_block();
+                self.enter(block);
+                block
+            }
+        }
+    }
+
+    fn terminate(&mut self, term: Term) {
+        let block = self.current();
+        self.cfg.blocks[block].term = Some(term);
+        self.cur = None;
+    }
+
+    fn goto(&mut self, target: BlockId) {
+        if self.cur.is_some() {
+            self.terminate(Term::Goto(target));
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        let block = self.current();
+        self.cfg.blocks[block].items.push(item);
+    }
+
+    /// Rewrites kept-as-written code and records what it reads; `bound` names are local
+    /// to it (pattern bindings of an inline arm).
+    fn code(&mut self, mut node: impl CodeNode, bound: &[Ident]) -> Code {
+        let mut names = mentioned(|mentions| node.mention(mentions));
+        for ident in bound {
+            names.remove(&ident.to_string());
+        }
+        let mut redirect = Redirect {
+            loops: &self.loops,
+            inner_loops: Vec::new(),
+            inner_blocks: Vec::new(),
+            jumps: &mut self.cfg.jumps,
+            created: Vec::new(),
+        };
+        node.redirect(&mut redirect);
+        let jumps = redirect.created;
+        Code {
+            tokens: node.into_tokens(),
+            uses: self.resolve(&names),
+            jumps,
+        }
+    }
+
+    fn deliver(&mut self, value: Expr, dest: Dest) {
+        match dest {
+            Dest::Discard => {
+                let code = self.code(value, &[]);
+                let tokens = code.tokens;
+                self.push(Item::Stmt(Code {
+                    tokens: quote!(#tokens;),
+                    ..code
+                }));
+            }
+            Dest::Var(var) => {
+                let code = self.code(value, &[]);
+                let ident = self.cfg.vars[var].ident.clone();
+                self.push(Item::Let {
+                    pat: quote!(#ident),
+                    init: Some(code),
+                    diverge: None,
+                    defs: vec![var],
+                });
+            }
+            Dest::Return => {
+                let code = self.code(value, &[]);
+                self.terminate(Term::Return(code));
+            }
+        }
+    }
+
+    fn lower_stmts(&mut self, stmts: &[Stmt], dest: Dest) {
+        let count = stmts.len();
+        let mut delivered = false;
+        for (index, stmt) in stmts.iter().enumerate() {
+            let last = index + 1 == count;
+            match stmt {
+                Stmt::Item(item) => self.cfg.items.push(item.to_token_stream()),
+                Stmt::Local(local) => self.lower_local(local),
+                Stmt::Expr(expr, None) if last => {
+                    self.lower_value(expr, dest);
+                    delivered = true;
+                }
+                Stmt::Expr(expr, _) => self.lower_value(expr, Dest::Discard),
+                Stmt::Macro(stmt_mac) => {
+                    let expr = Expr::Macro(syn::ExprMacro {
+                        attrs: stmt_mac.attrs.clone(),
+                        mac: stmt_mac.mac.clone(),
+                    });
+                    if stmt_has(stmt) {
+                        self.lower_value(&expr, Dest::Discard);
+                    } else {
+                        let code = self.code(stmt.clone(), &[]);
+                        self.push(Item::Stmt(code));
+                    }
+                }
+            }
+        }
+        if !delivered && dest != Dest::Discard {
+            if stmts.last().is_some_and(diverges) {
+                if self.cur.is_some() {
+                    self.terminate(Term::Unreachable);
+                }
+            } else {
+                self.deliver(syn::parse_quote!(()), dest);
+            }
+        }
+    }
+
+    fn lower_local(&mut self, local: &syn::Local) {
+        let init = local.init.as_ref().map(|init| {
+            let value = if expr_has(&init.expr) {
+                self.lower_expr(&init.expr)
+            } else {
+                (*init.expr).clone()
+            };
+            (value, init.diverge.as_ref().map(|(_, d)| (**d).clone()))
+        });
+        let borrowed = matches!(
+            init.as_ref().map(|(value, _)| value),
+            Some(Expr::Reference(_))
+        ) || matches!(&local.pat, Pat::Type(typed) if matches!(*typed.ty, syn::Type::Reference(_)));
+        let (init, diverge) = match init {
+            Some((value, diverge)) => {
+                let init = self.code(value, &[]);
+                let diverge = diverge.map(|diverge| self.code(diverge, &[]));
+                (Some(init), diverge)
+            }
+            None => (None, None),
+        };
+        let defs: Vec<VarId> = pattern_bindings(&local.pat)
+            .iter()
+            .map(|ident| self.declare(ident))
+            .collect();
+        for def in &defs {
+            self.cfg.vars[*def].borrowed = borrowed;
+        }
+        let pat = &local.pat;
+        let attrs = &local.attrs;
+        self.push(Item::Let {
+            pat: quote!(#(#attrs)* #pat),
+            init,
+            diverge,
+            defs,
+        });
+    }
+
+    /// Lowers an expression evaluated for `dest`.
+    fn lower_value(&mut self, expr: &Expr, dest: Dest) {
+        if !expr_has(expr) {
+            self.deliver(expr.clone(), dest);
+            return;
+        }
+        match expr {
+            Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
+            | Expr::Block(_) => self.lower_control(expr, dest),
+            Expr::Return(ret) => {
+                let value = match &ret.expr {
+                    Some(value) => self.lower_expr(value),
+                    None => syn::parse_quote!(()),
+                };
+                let code = self.code(value, &[]);
+                self.terminate(Term::Return(code));
+            }
+            Expr::Break(brk) => {
+                let value = brk.expr.as_ref().map(|value| self.lower_expr(value));
+                let label = brk.label.as_ref().map(|l| l.ident.to_string());
+                let target = match &label {
+                    Some(name) => self
+                        .loops
+                        .iter()
+                        .rev()
+                        .find(|cx| cx.label.as_deref() == Some(name)),
+                    None => self.loops.last(),
+                }
+                .map(|cx| (cx.exit, cx.result));
+                let Some((exit, result)) = target else {
+                    self.errors
+                        .at(brk.span(), "`break` outside of a loop of this function");
+                    return;
+                };
+                if let Some(value) = value {
+                    self.deliver(value, result.map_or(Dest::Discard, Dest::Var));
+                }
+                self.goto(exit);
+            }
+            _ => {
+                let residual = self.lower_expr(expr);
+                self.deliver(residual, dest);
+            }
+        }
+    }
+
+    /// Lowers an expression that contains a suspension; returns what is left to evaluate
+    /// once every suspension in it has been answered.
+    fn lower_expr(&mut self, expr: &Expr) -> Expr {
+        if !expr_has(expr) {
+            return expr.clone();
+        }
+        match expr {
+            Expr::Macro(mac) => match suspension_kind(&mac.mac) {
+                Some(kind) => self.lower_suspension(kind, &mac.mac),
+                None => expr.clone(), // reported by the position check
+            },
+            Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
+            | Expr::Block(_) => {
+                let temp = self.temp();
+                self.lower_control(expr, Dest::Var(temp));
+                let ident = self.cfg.vars[temp].ident.clone();
+                syn::parse_quote!(#ident)
+            }
+            _ => {
+                let mut residual = expr.clone();
+                self.hoist(&mut residual);
+                residual
+            }
+        }
+    }
+
+    /// Lowers the suspension-containing parts of `expr` in evaluation order.
+    fn hoist(&mut self, expr: &mut Expr) {
+        let mut impure: Option<Span> = None;
+        let mut child = |this: &mut Self, child: &mut Expr| {
+            if expr_has(child) {
+                if let Some(span) = impure {
+                    let mut error = syn::Error::new(
+                        child.span(),
+                        "this suspension would run before code that comes first in evaluation order; \
+                         bind the earlier part to a local first (`let value = ..;`)",
+                    );
+                    error.combine(syn::Error::new(span, "this part is evaluated first"));
+                    this.errors.push(error);
+                    return;
+                }
+                *child = this.lower_expr(child);
+            } else if !is_pure(child) {
+                impure = Some(child.span());
+            }
+        };
+        match expr {
+            Expr::Array(array) => array.elems.iter_mut().for_each(|e| child(self, e)),
+            Expr::Tuple(tuple) => tuple.elems.iter_mut().for_each(|e| child(self, e)),
+            Expr::Call(call) => {
+                child(self, &mut call.func);
+                call.args.iter_mut().for_each(|e| child(self, e));
+            }
+            Expr::MethodCall(call) => {
+                child(self, &mut call.receiver);
+                call.args.iter_mut().for_each(|e| child(self, e));
+            }
+            Expr::Binary(binary) => {
+                child(self, &mut binary.left);
+                child(self, &mut binary.right);
+            }
+            Expr::Unary(inner) => child(self, &mut inner.expr),
+            Expr::Cast(inner) => child(self, &mut inner.expr),
+            Expr::Paren(inner) => child(self, &mut inner.expr),
+            Expr::Group(inner) => child(self, &mut inner.expr),
+            Expr::Reference(inner) => child(self, &mut inner.expr),
+            Expr::Field(inner) => child(self, &mut inner.base),
+            Expr::Try(inner) => child(self, &mut inner.expr),
+            Expr::Await(inner) => child(self, &mut inner.base),
+            Expr::Index(index) => {
+                child(self, &mut index.expr);
+                child(self, &mut index.index);
+            }
+            Expr::Struct(strukt) => {
+                for field in strukt.fields.iter_mut() {
+                    child(self, &mut field.expr);
+                }
+                if let Some(rest) = &mut strukt.rest {
+                    child(self, rest);
+                }
+            }
+            Expr::Assign(assign) => {
+                if expr_has(&assign.left) {
+                    self.errors.at(
+                        assign.left.span(),
+                        "a suspension cannot be part of an assignment's target",
+                    );
+                }
+                child(self, &mut assign.right);
+            }
+            Expr::Range(range) => {
+                if let Some(start) = &mut range.start {
+                    child(self, start);
+                }
+                if let Some(end) = &mut range.end {
+                    child(self, end);
+                }
+            }
+            Expr::Repeat(repeat) => child(self, &mut repeat.expr),
+            Expr::Return(ret) => {
+                if let Some(value) = &mut ret.expr {
+                    child(self, value);
+                }
+            }
+            Expr::Break(brk) => {
+                if let Some(value) = &mut brk.expr {
+                    child(self, value);
+                }
+            }
+            Expr::Let(expr_let) => child(self, &mut expr_let.expr),
+            other => self.errors.at(
+                other.span(),
+                "a suspension cannot be used in this kind of expression; bind it to a local first",
+            ),
+        }
+    }
+
+    fn lower_suspension(&mut self, kind: SuspensionKind, mac: &syn::Macro) -> Expr {
+        let specs = match parse_suspension(kind, mac) {
+            Ok(specs) => specs,
+            Err(error) => {
+                self.errors.push(error);
+                return syn::parse_quote!(());
+            }
+        };
+        let mut requests = Vec::new();
+        for spec in specs {
+            let key = match &spec.key {
+                Some(key) => key.value(),
+                None => format!("{}_{}", spec.kind.as_str(), self.inputs),
+            };
+            self.inputs += 1;
+            let input = self.code(spec.expr, &[]);
+            requests.push(Request {
+                key,
+                input,
+                kinds: spec.kinds,
+                kind: spec.kind,
+            });
+        }
+        let answer = self.temp();
+        let resume = self.new_block();
+        let site = self.cfg.sites.len();
+        self.cfg.sites.push(Site {
+            requests,
+            answer,
+            resume,
+            span: mac.span(),
+        });
+        self.terminate(Term::Suspend(site));
+        self.enter(resume);
+        let ident = self.cfg.vars[answer].ident.clone();
+        syn::parse_quote!(#ident)
+    }
+
+    /// Lowers a branch body into an edge ending at `join`.
+    fn branch(&mut self, body: &Expr, binds: &[Ident], dest: Dest, join: BlockId) -> (Edge, Vec<VarId>) {
+        if !expr_has(body) {
+            let code = self.code(body.clone(), binds);
+            return (
+                Edge::Inline {
+                    body: code,
+                    dest,
+                    then: join,
+                },
+                Vec::new(),
+            );
+        }
+        let block = self.new_block();
+        self.scopes.push(Vec::new());
+        let vars = binds.iter().map(|ident| self.declare(ident)).collect();
+        self.enter(block);
+        self.lower_value(body, dest);
+        self.scopes.pop();
+        self.goto(join);
+        (Edge::Block(block), vars)
+    }
+
+    fn lower_control(&mut self, expr: &Expr, dest: Dest) {
+        match expr {
+            Expr::Block(block) => self.lower_block(&block.block, dest),
+            Expr::If(expr_if) => self.lower_if(expr_if, dest),
+            Expr::Match(expr_match) => {
+                let scrutinee = self.lower_expr(&expr_match.expr);
+                let scrutinee = self.code(scrutinee, &[]);
+                let join = self.new_block();
+                let from = self.current();
+                let mut arms = Vec::new();
+                for arm in &expr_match.arms {
+                    let binds = pattern_bindings(&arm.pat);
+                    let guard = arm
+                        .guard
+                        .as_ref()
+                        .map(|(_, guard)| self.code((**guard).clone(), &binds));
+                    self.cur = Some(from);
+                    let (edge, vars) = self.branch(&arm.body, &binds, dest, join);
+                    let pat = &arm.pat;
+                    arms.push(Arm {
+                        pat: quote!(#pat),
+                        guard,
+                        binds: vars,
+                        edge,
+                    });
+                }
+                self.cfg.blocks[from].term = Some(Term::Match { scrutinee, arms });
+                self.enter(join);
+            }
+            Expr::Loop(expr_loop) => {
+                let header = self.new_block();
+                self.goto(header);
+                self.enter(header);
+                let exit = self.new_block();
+                self.lower_loop_body(expr_loop.label.as_ref(), &expr_loop.body, header, exit, dest);
+            }
+            Expr::While(expr_while) => {
+                let header = self.new_block();
+                self.goto(header);
+                self.enter(header);
+                let body = self.new_block();
+                let exit = self.new_block();
+                let (cond, binds) = match &*expr_while.cond {
+                    Expr::Let(expr_let) => (None, Some(expr_let)),
+                    cond => (Some(cond.clone()), None),
+                };
+                let mut bind_vars = Vec::new();
+                self.scopes.push(Vec::new());
+                let term = match (cond, binds) {
+                    (Some(cond), _) => Term::If {
+                        cond: self.code(cond, &[]),
+                        then_edge: Edge::Block(body),
+                        else_edge: Edge::Block(exit),
+                    },
+                    (None, Some(expr_let)) => {
+                        let scrutinee = self.code((*expr_let.expr).clone(), &[]);
+                        let idents = pattern_bindings(&expr_let.pat);
+                        bind_vars = idents.iter().map(|ident| self.declare(ident)).collect();
+                        let pat = &expr_let.pat;
+                        Term::Match {
+                            scrutinee,
+                            arms: vec![
+                                Arm {
+                                    pat: quote!(#pat),
+                                    guard: None,
+                                    binds: bind_vars.clone(),
+                                    edge: Edge::Block(body),
+                                },
+                                Arm {
+                                    pat: quote!(_),
+                                    guard: None,
+                                    binds: Vec::new(),
+                                    edge: Edge::Block(exit),
+                                },
+                            ],
+                        }
+                    }
+                    (None, None) => unreachable!(),
+                };
+                let _ = bind_vars;
+                self.terminate(term);
+                self.enter(body);
+                self.loop_body_into(expr_while.label.as_ref(), &expr_while.body, header, exit, None);
+                self.scopes.pop();
+                self.finish_loop(exit, dest, None);
+            }
+            Expr::ForLoop(expr_for) => {
+                let iterable = self.lower_expr(&expr_for.expr);
+                let iter = self.temp();
+                let iter_ident = self.cfg.vars[iter].ident.clone();
+                let span = iterable.span();
+                let converted: Expr = Expr::Verbatim(quote_spanned! {span=>
+                    ::mrtr::__private::IntoStateIter::into_state_iter(#iterable)
+                });
+                let init = self.code(converted, &[]);
+                self.push(Item::Let {
+                    pat: quote!(mut #iter_ident),
+                    init: Some(init),
+                    diverge: None,
+                    defs: vec![iter],
+                });
+                let header = self.new_block();
+                self.goto(header);
+                self.enter(header);
+                let body = self.new_block();
+                let exit = self.new_block();
+                self.scopes.push(Vec::new());
+                let binds: Vec<VarId> = pattern_bindings(&expr_for.pat)
+                    .iter()
+                    .map(|ident| self.declare(ident))
+                    .collect();
+                let pat = &expr_for.pat;
+                self.terminate(Term::ForNext {
+                    iter,
+                    pat: quote!(#pat),
+                    binds,
+                    body,
+                    exit,
+                });
+                self.enter(body);
+                self.loop_body_into(expr_for.label.as_ref(), &expr_for.body, header, exit, None);
+                self.scopes.pop();
+                self.finish_loop(exit, dest, None);
+            }
+            other => self.errors.at(
+                other.span(),
+                "a suspension cannot be used in this kind of expression",
+            ),
+        }
+    }
+
+    fn lower_loop_body(
+        &mut self,
+        label: Option<&syn::Label>,
+        body: &syn::Block,
+        header: BlockId,
+        exit: BlockId,
+        dest: Dest,
+    ) {
+        let result = match dest {
+            Dest::Discard => None,
+            _ => Some(self.temp()),
+        };
+        self.loop_body_into(label, body, header, exit, result);
+        self.finish_loop(exit, dest, result);
+    }
+
+    fn loop_body_into(
+        &mut self,
+        label: Option<&syn::Label>,
+        body: &syn::Block,
+        header: BlockId,
+        exit: BlockId,
+        result: Option<VarId>,
+    ) {
+        self.loops.push(LoopCx {
+            label: label.map(|label| label.name.ident.to_string()),
+            header,
+            exit,
+            result,
+        });
+        self.lower_block(body, Dest::Discard);
+        self.loops.pop();
+        self.goto(header);
+    }
+
+    fn finish_loop(&mut self, exit: BlockId, dest: Dest, result: Option<VarId>) {
+        self.enter(exit);
+        match (dest, result) {
+            (Dest::Discard, _) => {}
+            (dest, Some(result)) => {
+                let ident = self.cfg.vars[result].ident.clone();
+                self.deliver(syn::parse_quote!(#ident), dest);
+            }
+            (dest, None) => self.deliver(syn::parse_quote!(()), dest),
+        }
+    }
+
+    fn lower_block(&mut self, block: &syn::Block, dest: Dest) {
+        if !block_has(block) {
+            let expr = Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: block.clone(),
+            });
+            self.deliver(expr, dest);
+            return;
+        }
+        self.scopes.push(Vec::new());
+        self.lower_stmts(&block.stmts, dest);
+        self.scopes.pop();
+        // Leaving the scope: the next block sees the outer names again.
+        if self.cur.is_some() {
+            let after = self.new_block();
+            self.goto(after);
+            self.enter(after);
+        }
+    }
+
+    fn lower_if(&mut self, expr_if: &syn::ExprIf, dest: Dest) {
+        let (cond, let_pat) = match &*expr_if.cond {
+            Expr::Let(expr_let) => (self.lower_expr(&expr_let.expr), Some(&*expr_let.pat)),
+            cond => (self.lower_expr(cond), None),
+        };
+        let join = self.new_block();
+        let from = self.current();
+        let binds = let_pat.map(pattern_bindings).unwrap_or_default();
+        let then_body = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: expr_if.then_branch.clone(),
+        });
+        let (then_edge, then_vars) = self.branch(&then_body, &binds, dest, join);
+        self.cur = Some(from);
+        let else_edge = match &expr_if.else_branch {
+            Some((_, else_expr)) => self.branch(else_expr, &[], dest, join).0,
+            None => {
+                self.cur = Some(from);
+                self.branch(&syn::parse_quote!(()), &[], dest, join).0
+            }
+        };
+        let code = self.code(cond, &[]);
+        let term = match let_pat {
+            None => Term::If {
+                cond: code,
+                then_edge,
+                else_edge,
+            },
+            Some(pat) => Term::Match {
+                scrutinee: code,
+                arms: vec![
+                    Arm {
+                        pat: quote!(#pat),
+                        guard: None,
+                        binds: then_vars,
+                        edge: then_edge,
+                    },
+                    Arm {
+                        pat: quote!(_),
+                        guard: None,
+                        binds: Vec::new(),
+                        edge: else_edge,
+                    },
+                ],
+            },
+        };
+        self.cfg.blocks[from].term = Some(term);
+        self.enter(join);
+    }
+}
+
+/// Code that can be rewritten and scanned.
+pub trait CodeNode: ToTokens {
+    /// Applies the redirection.
+    fn redirect(&mut self, redirect: &mut impl VisitMut);
+    /// Collects mentions.
+    fn mention(&self, mentions: &mut Mentions);
+    /// The tokens.
+    fn into_tokens(self) -> TokenStream
+    where
+        Self: Sized,
+    {
+        self.to_token_stream()
+    }
+}
+
+impl CodeNode for Expr {
+    fn redirect(&mut self, redirect: &mut impl VisitMut) {
+        redirect.visit_expr_mut(self);
+    }
+    fn mention(&self, mentions: &mut Mentions) {
+        mentions.visit_expr(self);
+    }
+}
+
+impl CodeNode for Stmt {
+    fn redirect(&mut self, redirect: &mut impl VisitMut) {
+        redirect.visit_stmt_mut(self);
+    }
+    fn mention(&self, mentions: &mut Mentions) {
+        mentions.visit_stmt(self);
+    }
+}
+
+/// Lowers the body of `function` into a CFG.
+pub fn lower(function: &MachineFn, errors: &mut Errors) -> Cfg {
+    let mut lowerer = Lowerer {
+        cfg: Cfg::default(),
+        errors,
+        scopes: vec![Vec::new()],
+        loops: Vec::new(),
+        cur: None,
+        inputs: 0,
+    };
+    for param in &function.params {
+        let var = lowerer.declare(&param.ident);
+        lowerer.cfg.vars[var].arg = !param.mutable;
+        lowerer.cfg.args.push(var);
+    }
+    let entry = lowerer.new_block();
+    lowerer.enter(entry);
+    lowerer.scopes.push(Vec::new());
+    lowerer.lower_stmts(&function.body.stmts, Dest::Return);
+    lowerer.scopes.pop();
+    lowerer.cfg
+}

@@ -1,0 +1,67 @@
+//! `#[mrtr::tool]`, `#[mrtr::prompt]` and `#[mrtr::resource]`: parse → lower → analyze →
+//! expand, each an ordinary function over `proc_macro2` tokens.
+
+pub mod analyze;
+pub mod cfg;
+pub mod check;
+pub mod errors;
+pub mod expand;
+pub mod fingerprint;
+pub mod lower;
+pub mod names;
+pub mod parse;
+pub mod suspension;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+pub use parse::Kind;
+
+/// Expands one attribute use. Never panics: problems become spanned `compile_error!`s next
+/// to an inert stub of the item.
+pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item_fn: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(item_fn) => item_fn,
+        Err(_) => {
+            let message = format!(
+                "#[mrtr::{}] applies to a function, e.g. `async fn deploy(service: String) -> Result<String, ToolError> {{ .. }}`",
+                kind.as_str()
+            );
+            let error = syn::Error::new(parse::spanned(&item), message).to_compile_error();
+            return quote::quote!(#error #item);
+        }
+    };
+    let mut errors = errors::Errors::default();
+    let args = parse::parse_args(kind, attr, &mut errors);
+    let body_tokens = item_fn.block.to_token_stream();
+    let function = parse::parse_fn(kind, args, item_fn, &mut errors);
+    check::check_positions(&function.body, &mut errors);
+    if !errors.is_empty() {
+        return with_errors(&function, errors);
+    }
+    let cfg = lower::lower(&function, &mut errors);
+    let liveness = analyze::analyze(&cfg);
+    analyze::check_stored(&cfg, &liveness, &cfg.reachable(), &mut errors);
+    if !errors.is_empty() {
+        return with_errors(&function, errors);
+    }
+    let fingerprint = fingerprint::fingerprint(
+        kind.as_str(),
+        &function.listed_name(),
+        function.signature_tokens.clone(),
+        body_tokens,
+        function.args.compat.as_ref().map(syn::LitStr::value).as_deref(),
+    );
+    expand::expand(&function, &cfg, &liveness, fingerprint)
+}
+
+fn with_errors(function: &parse::MachineFn, errors: errors::Errors) -> TokenStream {
+    let mut out = expand::expand_stub(function);
+    if let Err(error) = errors.finish() {
+        out.extend(error.to_compile_error());
+    }
+    out
+}

@@ -1,0 +1,341 @@
+//! Parsing: attribute arguments and the function's signature.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Meta, Pat, ReturnType, Token, Type, Visibility};
+
+use super::errors::Errors;
+
+/// Which MCP method the function answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `#[mrtr::tool]`
+    Tool,
+    /// `#[mrtr::prompt]`
+    Prompt,
+    /// `#[mrtr::resource]`
+    Resource,
+}
+
+impl Kind {
+    /// The attribute's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+        }
+    }
+}
+
+/// `name = "..."`, `compat = "..."`, `uri = "..."`, `mime_type = "..."`, `description = "..."`.
+#[derive(Debug, Default)]
+pub struct Args {
+    /// Listed name (default: the function name).
+    pub name: Option<LitStr>,
+    /// Author-declared layout-compatibility tag.
+    pub compat: Option<LitStr>,
+    /// Resource URI.
+    pub uri: Option<LitStr>,
+    /// Resource MIME type.
+    pub mime_type: Option<LitStr>,
+    /// Description overriding the doc comment.
+    pub description: Option<LitStr>,
+}
+
+/// One argument of the machine (a function parameter other than the context).
+pub struct Param {
+    /// The binding.
+    pub ident: Ident,
+    /// Declared `mut`: may change, so it is stored like any local.
+    pub mutable: bool,
+    /// Its type.
+    pub ty: Type,
+    /// Doc comment text.
+    pub doc: String,
+    /// `#[serde(..)]` / `#[schemars(..)]` attributes forwarded to the arguments type.
+    pub forwarded: Vec<Attribute>,
+}
+
+/// The parsed function.
+pub struct MachineFn {
+    /// tool / prompt / resource.
+    pub kind: Kind,
+    /// Attribute arguments.
+    pub args: Args,
+    /// Outer attributes other than docs (kept on the generated struct).
+    pub attrs: Vec<Attribute>,
+    /// The function's visibility.
+    pub vis: Visibility,
+    /// The function's name (becomes the struct's name).
+    pub ident: Ident,
+    /// Doc comment text.
+    pub doc: String,
+    /// Arguments.
+    pub params: Vec<Param>,
+    /// The `&RequestCx` parameter's name, if any.
+    pub cx: Option<Ident>,
+    /// The declared return type (`()` when absent).
+    pub ret: Type,
+    /// The body.
+    pub body: syn::Block,
+    /// Signature tokens without attributes, for the fingerprint.
+    pub signature_tokens: TokenStream,
+}
+
+impl MachineFn {
+    /// The listed name.
+    pub fn listed_name(&self) -> String {
+        self.args
+            .name
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_else(|| self.ident.to_string())
+    }
+}
+
+/// Parses the attribute arguments.
+pub fn parse_args(kind: Kind, tokens: TokenStream, errors: &mut Errors) -> Args {
+    let mut args = Args::default();
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(metas) => metas,
+        Err(error) => {
+            errors.push(error);
+            return args;
+        }
+    };
+    for meta in metas {
+        let Meta::NameValue(pair) = &meta else {
+            errors.at(
+                meta.path().span_or_call_site(),
+                format!("expected `key = \"value\"` in #[mrtr::{}(..)]", kind.as_str()),
+            );
+            continue;
+        };
+        let key = pair.path.get_ident().map(Ident::to_string).unwrap_or_default();
+        let value = match &pair.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => lit.clone(),
+            other => {
+                errors.at(
+                    spanned(other),
+                    format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`"),
+                );
+                continue;
+            }
+        };
+        let slot = match (key.as_str(), kind) {
+            ("name", _) => &mut args.name,
+            ("compat", _) => &mut args.compat,
+            ("description", _) => &mut args.description,
+            ("uri", Kind::Resource) => &mut args.uri,
+            ("mime_type", Kind::Resource) => &mut args.mime_type,
+            _ => {
+                let allowed = match kind {
+                    Kind::Resource => "`uri`, `name`, `mime_type`, `description`, `compat`",
+                    _ => "`name`, `description`, `compat`",
+                };
+                errors.at(
+                    spanned(&pair.path),
+                    format!(
+                        "unknown argument `{key}` for #[mrtr::{}]; expected one of {allowed}",
+                        kind.as_str()
+                    ),
+                );
+                continue;
+            }
+        };
+        if slot.is_some() {
+            errors.at(spanned(&pair.path), format!("`{key}` is given twice"));
+        }
+        *slot = Some(value);
+    }
+    if kind == Kind::Resource && args.uri.is_none() {
+        errors.at(
+            Span::call_site(),
+            "#[mrtr::resource] needs the resource's URI: #[mrtr::resource(uri = \"app://...\")]",
+        );
+    }
+    args
+}
+
+trait SpanOrCallSite {
+    fn span_or_call_site(&self) -> Span;
+}
+
+impl SpanOrCallSite for syn::Path {
+    fn span_or_call_site(&self) -> Span {
+        spanned(self)
+    }
+}
+
+/// The span of a syntax node (its first token's span joined with the last when possible).
+pub fn spanned(node: &impl ToTokens) -> Span {
+    let mut tokens = node.to_token_stream().into_iter();
+    let Some(first) = tokens.next() else {
+        return Span::call_site();
+    };
+    let first_span = first.span();
+    match tokens.last() {
+        Some(last) => first_span.join(last.span()).unwrap_or(first_span),
+        None => first_span,
+    }
+}
+
+/// Doc comment text of `attrs`, lines joined.
+pub fn doc_text(attrs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let Meta::NameValue(pair) = &attr.meta {
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) = &pair.value
+            {
+                let line = lit.value();
+                lines.push(line.strip_prefix(' ').unwrap_or(&line).trim_end().to_string());
+            }
+        }
+    }
+    lines.join("\n").trim().to_string()
+}
+
+fn is_request_cx(ty: &Type) -> bool {
+    let Type::Reference(reference) = ty else {
+        return false;
+    };
+    match &*reference.elem {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "RequestCx"),
+        _ => false,
+    }
+}
+
+/// Parses the function. Problems are recorded in `errors`; the result is still usable
+/// for an inert stub.
+pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> MachineFn {
+    let sig = &item.sig;
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.at(
+            spanned(&sig.generics),
+            "an mrtr function cannot be generic: its state and arguments must have concrete types",
+        );
+    }
+    if let Some(constness) = &sig.constness {
+        errors.at(constness.span, "an mrtr function cannot be `const`");
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        errors.at(unsafety.span, "an mrtr function cannot be `unsafe`");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(spanned(abi), "an mrtr function cannot have an `extern` ABI");
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.at(spanned(variadic), "an mrtr function cannot be variadic");
+    }
+    let mut params = Vec::new();
+    let mut cx = None;
+    for input in &sig.inputs {
+        let typed = match input {
+            FnArg::Receiver(receiver) => {
+                errors.at(
+                    spanned(receiver),
+                    "an mrtr function is a free function; `self` is not available",
+                );
+                continue;
+            }
+            FnArg::Typed(typed) => typed,
+        };
+        let Pat::Ident(pat) = &*typed.pat else {
+            errors.at(
+                spanned(&typed.pat),
+                "parameters must be plain names (`service: String`): each one becomes a named argument",
+            );
+            continue;
+        };
+        if is_request_cx(&typed.ty) {
+            if cx.is_some() {
+                errors.at(spanned(typed), "only one `&RequestCx` parameter is allowed");
+            }
+            cx = Some(pat.ident.clone());
+            continue;
+        }
+        if let Type::Reference(reference) = &*typed.ty {
+            errors.at(
+                spanned(reference),
+                "parameters must be owned types (e.g. `String`, not `&str`): they are decoded from the request's arguments",
+            );
+            continue;
+        }
+        if kind == Kind::Resource {
+            errors.at(
+                spanned(typed),
+                "a resource has a fixed URI and takes no arguments (only an optional `cx: &RequestCx`)",
+            );
+            continue;
+        }
+        if pat.by_ref.is_some() || pat.subpat.is_some() {
+            errors.at(spanned(pat), "parameters must be plain names");
+            continue;
+        }
+        let forwarded = typed
+            .attrs
+            .iter()
+            .filter(|attr| attr.path().is_ident("serde") || attr.path().is_ident("schemars"))
+            .cloned()
+            .collect();
+        params.push(Param {
+            ident: pat.ident.clone(),
+            mutable: pat.mutability.is_some(),
+            ty: (*typed.ty).clone(),
+            doc: doc_text(&typed.attrs),
+            forwarded,
+        });
+    }
+    let ret = match &sig.output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => (**ty).clone(),
+    };
+    let mut signature_tokens = TokenStream::new();
+    signature_tokens.extend(sig.asyncness.to_token_stream());
+    for input in &sig.inputs {
+        if let FnArg::Typed(typed) = input {
+            signature_tokens.extend(typed.pat.to_token_stream());
+            signature_tokens.extend(typed.ty.to_token_stream());
+        }
+    }
+    signature_tokens.extend(sig.output.to_token_stream());
+    let attrs = item
+        .attrs
+        .iter()
+        .filter(|attr| !attr.path().is_ident("doc"))
+        .cloned()
+        .collect();
+    let doc = match &args.description {
+        Some(description) => description.value(),
+        None => doc_text(&item.attrs),
+    };
+    MachineFn {
+        kind,
+        args,
+        attrs,
+        vis: item.vis.clone(),
+        ident: sig.ident.clone(),
+        doc,
+        params,
+        cx,
+        ret,
+        body: *item.block,
+        signature_tokens,
+    }
+}
