@@ -124,6 +124,7 @@ impl Redirect<'_> {
         let id = self.jumps.len();
         self.jumps.push(Jump { target, value });
         self.created.push(id);
+        let id = proc_macro2::Literal::usize_unsuffixed(id);
         Expr::Verbatim(quote!(__mrtr_jump!(#id #tokens)))
     }
 

@@ -74,7 +74,7 @@ impl<E: std::error::Error> From<E> for ToolError {
 ///
 /// Implemented for text (`String`, `&'static str`), content (`ContentBlock`, `Vec<ContentBlock>`),
 /// `CallToolResult`, structured output (`rmcp::handler::server::wrapper::Json<T>`), `()`,
-/// and `Result<T, E>` where an `Err` becomes a result with `isError: true` and the error's
+/// `Option<T>` (`None` is an error result), and `Result<T, E>` where an `Err` becomes a result with `isError: true` and the error's
 /// text.
 ///
 /// ```
@@ -130,6 +130,16 @@ impl<T: Serialize> IntoToolResult for Json<T> {
         let value = serde_json::to_value(&self.0)
             .map_err(|e| StepError::Internal(format!("structured output: {e}")))?;
         Ok(CallToolResult::structured(value))
+    }
+}
+
+/// `None` is a tool error ("no result").
+impl<T: IntoToolResult> IntoToolResult for Option<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, StepError> {
+        match self {
+            Some(value) => value.into_tool_result(),
+            None => Ok(CallToolResult::error(vec![ContentBlock::text("no result")])),
+        }
     }
 }
 

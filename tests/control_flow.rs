@@ -1,0 +1,361 @@
+//! Every supported construct, driven through all rounds with the state round-tripped
+//! through its encoded bytes each round.
+
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mrtr::machine::{Elicited, ToolError};
+use serde_json::json;
+use support::*;
+
+fn answer_text(value: &str) -> serde_json::Value {
+    accept(json!({"text": value}))
+}
+
+/// Suspension as a `let` initializer, used in a larger expression, and arguments after it.
+#[mrtr::tool]
+async fn let_init(prefix: String, times: u32) -> Result<String, ToolError> {
+    let word = ask!(text("Word?")).accepted()?;
+    let length = ask!(text("Another?")).accepted()?.len() + word.len();
+    Ok(format!("{prefix}:{}:{length}", word.repeat(times as usize)))
+}
+
+#[tokio::test]
+async fn let_initializer_and_arguments_after_suspension() {
+    let flow = drive(&let_init, json!({"prefix": "p", "times": 2}), |_, _, round| {
+        answer_text(if round == 0 { "ab" } else { "xyz" })
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "p:abab:5");
+    assert_eq!(flow.rounds, vec![vec!["ask_0"], vec!["ask_1"]]);
+}
+
+/// Suspension as a match scrutinee, with guards in the arms.
+#[mrtr::tool]
+async fn scrutinee() -> String {
+    match ask!(choice("Pick", ["a", "b", "c"])) {
+        Elicited::Accept(choice) if choice == "a" => "first".to_string(),
+        Elicited::Accept(choice) => format!("other {choice}"),
+        Elicited::Decline | Elicited::Cancel => "none".to_string(),
+    }
+}
+
+#[tokio::test]
+async fn match_scrutinee() {
+    for (answer, expected) in [
+        (accept(json!({"choice": "a"})), "first"),
+        (accept(json!({"choice": "c"})), "other c"),
+        (decline(), "none"),
+    ] {
+        let flow = drive(&scrutinee, json!({}), |_, _, _| answer.clone()).await.unwrap();
+        assert_eq!(text(&flow.output), expected);
+    }
+}
+
+/// Suspensions inside `if` / `else if` / `else` and `if let`, with shadowing.
+#[mrtr::tool]
+async fn branches(n: i64) -> String {
+    let label = if n < 0 {
+        ask!(text("negative?")).ok().unwrap_or_default()
+    } else if n == 0 {
+        "zero".to_string()
+    } else {
+        let label = ask!(text("positive?")).ok().unwrap_or_default();
+        let label = format!("+{label}");
+        label
+    };
+    if let Some(extra) = ask!(text("extra?")).ok() {
+        let tail = ask!(text("tail?")).ok().unwrap_or_default();
+        format!("{label}/{extra}/{tail}")
+    } else {
+        format!("{label}/-")
+    }
+}
+
+#[tokio::test]
+async fn if_else_if_else_and_if_let() {
+    let flow = drive(&branches, json!({"n": -1}), |_, _, round| answer_text(&round.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "0/1/2");
+    let flow = drive(&branches, json!({"n": 0}), |_, _, _| decline()).await.unwrap();
+    assert_eq!(text(&flow.output), "zero/-");
+    assert_eq!(flow.rounds.len(), 1);
+    let flow = drive(&branches, json!({"n": 5}), |_, _, round| answer_text(&round.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "+0/1/2");
+}
+
+/// Suspensions in match arm bodies (arms with guards).
+#[mrtr::tool]
+async fn arms(kind: String) -> String {
+    let mut log = Vec::new();
+    match kind.as_str() {
+        k if k.starts_with('a') => {
+            let first = ask!(text("a?")).ok().unwrap_or_default();
+            log.push(first);
+        }
+        "b" => log.push("b-direct".to_string()),
+        _ => {
+            let x = ask!(text("x?")).ok().unwrap_or_default();
+            let y = ask!(text("y?")).ok().unwrap_or_default();
+            log.push(format!("{x}{y}"));
+        }
+    }
+    log.join(",")
+}
+
+#[tokio::test]
+async fn match_arm_bodies() {
+    let answer = |_: &str, _: &_, round: usize| answer_text(&format!("r{round}"));
+    assert_eq!(text(&drive(&arms, json!({"kind": "abc"}), answer).await.unwrap().output), "r0");
+    assert_eq!(text(&drive(&arms, json!({"kind": "b"}), answer).await.unwrap().output), "b-direct");
+    assert_eq!(text(&drive(&arms, json!({"kind": "z"}), answer).await.unwrap().output), "r0r1");
+}
+
+/// `loop` with `break` value, `while`, `while let`, labeled break/continue.
+#[mrtr::tool]
+async fn loops(limit: u32) -> String {
+    let mut count = 0u32;
+    let found = loop {
+        let answer = ask!(text("again?")).ok().unwrap_or_default();
+        count += 1;
+        if answer == "stop" || count >= limit {
+            break answer;
+        }
+    };
+    let mut i = 0;
+    while i < 2 {
+        let _ = ask!(confirm("tick?"));
+        i += 1;
+    }
+    let mut queue = vec![1, 2, 3];
+    let mut popped = Vec::new();
+    while let Some(item) = queue.pop() {
+        let keep = ask!(confirm(format!("keep {item}?"))).ok().unwrap_or(false);
+        if keep {
+            popped.push(item);
+        }
+    }
+    let mut pairs = Vec::new();
+    'outer: for a in 0..3 {
+        for b in 0..3 {
+            if b > a {
+                continue 'outer;
+            }
+            if a == 2 && b == 1 {
+                break 'outer;
+            }
+            let ok = ask!(confirm(format!("{a},{b}?"))).ok().unwrap_or(false);
+            if ok {
+                pairs.push(format!("{a}{b}"));
+            }
+        }
+    }
+    format!("{found}|{count}|{popped:?}|{}", pairs.join(" "))
+}
+
+#[tokio::test]
+async fn loops_with_labels_and_values() {
+    let flow = drive(&loops, json!({"limit": 10}), |_, request, round| {
+        let msg = message(request);
+        if msg == "again?" {
+            answer_text(if round == 2 { "stop" } else { "go" })
+        } else if msg.starts_with("keep") {
+            accept(json!({"confirm": msg != "keep 2?"}))
+        } else {
+            accept(json!({"confirm": true}))
+        }
+    })
+    .await
+    .unwrap();
+    // 3 loop rounds, 2 while rounds, 3 while-let rounds, pairs (0,0) (1,0) (1,1) (2,0).
+    assert_eq!(text(&flow.output), "stop|3|[3, 1]|00 10 11 20");
+    assert_eq!(flow.rounds.len(), 3 + 2 + 3 + 4);
+}
+
+/// `for` over `a..b`, `a..=b` and an owned collection; loops running 0, 1 and many times.
+#[mrtr::tool]
+async fn fors(n: u32) -> String {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let answer = ask!(text(format!("range {i}"))).ok().unwrap_or_default();
+        out.push(format!("r{i}={answer}"));
+    }
+    for i in 1..=n {
+        let answer = ask!(text(format!("inclusive {i}"))).ok().unwrap_or_default();
+        out.push(format!("i{i}={answer}"));
+    }
+    let names: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
+    for name in names {
+        let ok = ask!(confirm(format!("{name}?"))).ok().unwrap_or(false);
+        out.push(format!("{name}:{ok}"));
+    }
+    out.join(",")
+}
+
+#[tokio::test]
+async fn for_loops_zero_one_many() {
+    let answer = |_: &str, request: &_, _| {
+        let msg = message(request);
+        if msg.ends_with('?') {
+            accept(json!({"confirm": true}))
+        } else {
+            answer_text(&msg.replace(' ', ""))
+        }
+    };
+    let zero = drive(&fors, json!({"n": 0}), answer).await.unwrap();
+    assert_eq!(text(&zero.output), "");
+    assert!(zero.rounds.is_empty());
+    let one = drive(&fors, json!({"n": 1}), answer).await.unwrap();
+    assert_eq!(text(&one.output), "r0=range0,i1=inclusive1,n0:true");
+    let many = drive(&fors, json!({"n": 3}), answer).await.unwrap();
+    assert_eq!(many.rounds.len(), 9);
+    assert_eq!(
+        text(&many.output),
+        "r0=range0,r1=range1,r2=range2,i1=inclusive1,i2=inclusive2,i3=inclusive3,n0:true,n1:true,n2:true"
+    );
+}
+
+/// Early `return`, `?` on `Result` and `Option` before and after a suspension.
+#[mrtr::tool]
+async fn early(mode: String) -> Result<String, ToolError> {
+    let number: u32 = mode.parse().map_err(ToolError::new)?;
+    if number == 0 {
+        return Ok("zero".into());
+    }
+    let answer = ask!(text("value?")).accepted()?;
+    let parsed: u32 = answer.parse()?;
+    if parsed == 7 {
+        return Ok("seven".into());
+    }
+    Ok(format!("{}", number + parsed))
+}
+
+fn option_helper(value: Option<u32>) -> Option<u32> {
+    value
+}
+
+#[mrtr::tool]
+async fn early_option(start: Option<u32>) -> Option<String> {
+    let first = option_helper(start)?;
+    let answer = ask!(text("more?")).ok()?;
+    Some(format!("{first}{answer}"))
+}
+
+#[tokio::test]
+async fn early_return_and_question_mark() {
+    let f = |s: &'static str| move |_: &str, _: &_, _| answer_text(s);
+    let zero = drive(&early, json!({"mode": "0"}), f("1")).await.unwrap();
+    assert_eq!(text(&zero.output), "zero");
+    let bad = drive(&early, json!({"mode": "x"}), f("1")).await.unwrap();
+    assert_eq!(bad.output.is_error, Some(true));
+    let seven = drive(&early, json!({"mode": "3"}), f("7")).await.unwrap();
+    assert_eq!(text(&seven.output), "seven");
+    let sum = drive(&early, json!({"mode": "3"}), f("4")).await.unwrap();
+    assert_eq!(text(&sum.output), "7");
+    let not_number = drive(&early, json!({"mode": "3"}), f("x")).await.unwrap();
+    assert_eq!(not_number.output.is_error, Some(true));
+    let declined = drive(&early, json!({"mode": "3"}), |_, _, _| decline()).await.unwrap();
+    assert_eq!(text(&declined.output), "the user declined");
+}
+
+/// Nested blocks, shadowing across scopes, and mutation across rounds.
+#[mrtr::tool]
+async fn scopes() -> String {
+    let x = 1;
+    let mut total = 0;
+    {
+        let x = ask!(text("inner x?")).ok().unwrap_or_default();
+        total += x.len();
+        {
+            let y = ask!(text("y?")).ok().unwrap_or_default();
+            total += y.len() * 10;
+        }
+    }
+    let x = x + total;
+    let z = ask!(text("z?")).ok().unwrap_or_default();
+    format!("{x} {z}")
+}
+
+#[tokio::test]
+async fn nested_blocks_and_shadowing() {
+    let flow = drive(&scopes, json!({}), |_, _, round| answer_text(&"a".repeat(round + 1)))
+        .await
+        .unwrap();
+    // inner x = "a" (1), y = "aa" (20), x = 1 + 21
+    assert_eq!(text(&flow.output), "22 aaa");
+}
+
+/// `.await` anywhere in a round; code between suspensions runs exactly once per flow.
+static BEFORE: AtomicUsize = AtomicUsize::new(0);
+static BETWEEN: AtomicUsize = AtomicUsize::new(0);
+static AFTER: AtomicUsize = AtomicUsize::new(0);
+
+async fn slow_double(n: usize) -> usize {
+    tokio::task::yield_now().await;
+    n * 2
+}
+
+#[mrtr::tool]
+async fn counted() -> String {
+    BEFORE.fetch_add(1, Ordering::SeqCst);
+    let base = slow_double(1).await;
+    let mut seen = Vec::new();
+    for i in 0..3 {
+        let a = ask!(text(format!("a{i}"))).ok().unwrap_or_default();
+        BETWEEN.fetch_add(1, Ordering::SeqCst);
+        let b = ask!(text(format!("b{i}"))).ok().unwrap_or_default();
+        seen.push(format!("{a}{b}{}", slow_double(i).await));
+    }
+    AFTER.fetch_add(1, Ordering::SeqCst);
+    format!("{base} {}", seen.join(" "))
+}
+
+#[tokio::test]
+async fn code_between_suspensions_runs_once() {
+    let flow = drive(&counted, json!({}), |_, request, _| answer_text(&message(request)))
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "2 a0b00 a1b12 a2b24");
+    assert_eq!(flow.rounds.len(), 6);
+    assert_eq!(BEFORE.load(Ordering::SeqCst), 1);
+    assert_eq!(BETWEEN.load(Ordering::SeqCst), 3);
+    assert_eq!(AFTER.load(Ordering::SeqCst), 1);
+}
+
+/// Locals moved before a suspension are not stored; `join!` asks several in one round.
+#[mrtr::tool]
+async fn moved_and_joined() -> String {
+    let big = vec![0u8; 4096];
+    let size = big.len();
+    drop(big);
+    let (name, summary, roots) = mrtr::join!(
+        ask!(key = "name", text("Name?")),
+        sample!(prompt("Summarize").max_tokens(10)),
+        roots!()
+    );
+    format!(
+        "{size} {} {} {}",
+        name.ok().unwrap_or_default(),
+        summary.text(),
+        roots.len()
+    )
+}
+
+#[tokio::test]
+async fn moved_locals_are_not_stored_and_join_is_one_round() {
+    let flow = drive(&moved_and_joined, json!({}), |key, _, _| match key {
+        "name" => answer_text("Ada"),
+        k if k.starts_with("sample") => sampled("short"),
+        _ => roots(&["file:///a", "file:///b"]),
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "4096 Ada short 2");
+    assert_eq!(flow.rounds, vec![vec!["name", "sample_1", "roots_2"]]);
+    assert!(flow.state_sizes[0] < 64, "state {} bytes", flow.state_sizes[0]);
+}
