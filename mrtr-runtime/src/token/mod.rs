@@ -579,7 +579,7 @@ impl StateSealer {
         let (kid_bytes, nonce) = header.split_at(KID_LEN);
         let kid = KeyId(u16::from_be_bytes([kid_bytes[0], kid_bytes[1]]));
         let key = self.keys.key(kid).ok_or(Rejection::UnknownKey { kid })?;
-        let nonce = <&XNonce>::try_from(&*nonce).map_err(|_| Rejection::Malformed {
+        let nonce = <&XNonce>::try_from(nonce).map_err(|_| Rejection::Malformed {
             detail: "bad nonce length",
         })?;
         let (ciphertext, tag) = sealed.split_at_mut(sealed.len() - TAG_LEN);
