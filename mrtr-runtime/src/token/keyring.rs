@@ -291,9 +291,9 @@ impl KeyRing {
     /// `head -c32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='`.
     ///
     /// ```
-    /// # use mrtr_runtime::token::{KeyId, KeyRing, KeyRingError};
-    /// let a = "A".repeat(43);
-    /// let b = "B".repeat(43);
+    /// # use mrtr_runtime::token::{KeyId, KeyRing, KeyRingError, SecretKey};
+    /// let a = SecretKey::from_bytes([0xA; 32]).to_base64url();
+    /// let b = SecretKey::from_bytes([0xB; 32]).to_base64url();
     /// let ring = KeyRing::parse(&format!("2:{a}, 1:{b}")).unwrap();
     /// assert_eq!(ring.sealing_key_id(), KeyId(2));
     /// assert!(ring.key(KeyId(1)).is_some());
