@@ -2,12 +2,14 @@
 //!
 //! - [`machine`]: the contract a resumable tool implements and the typed input outcomes.
 //! - [`form`]: the [`form::Form`] trait behind form elicitations.
-//! - `token`: the sealed `requestState` format, key ring and clock.
-//! - `server`: the rmcp adapter that lists, gates, resumes and seals.
+//! - [`token`]: the sealed `requestState` format, key ring and clock.
+//! - [`server`]: the rmcp adapter that lists, gates, resumes and seals.
 //! - `client`: a driver that answers `input_required` rounds.
 #![deny(missing_docs)]
 
 pub mod form;
 pub mod machine;
+pub mod server;
+pub mod token;
 
 pub use rmcp;
