@@ -564,3 +564,13 @@ impl From<std::convert::Infallible> for StepError {
 /// Keeps a machine's description text around for listings (`Cow` so generated code can
 /// use `&'static str`).
 pub type Text = Cow<'static, str>;
+
+impl From<Method> for crate::token::BoundMethod {
+    fn from(method: Method) -> Self {
+        match method {
+            Method::CallTool => crate::token::BoundMethod::ToolsCall,
+            Method::GetPrompt => crate::token::BoundMethod::PromptsGet,
+            Method::ReadResource => crate::token::BoundMethod::ResourcesRead,
+        }
+    }
+}
