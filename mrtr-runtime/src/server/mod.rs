@@ -16,7 +16,7 @@
 //! # Ok(()) }
 //! ```
 
-mod engine;
+pub(crate) mod engine;
 mod errors;
 mod principal;
 mod registry;
