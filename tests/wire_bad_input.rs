@@ -47,12 +47,15 @@ impl Wire {
             .lines()
             .filter_map(|line| line.strip_prefix("data:"))
             .map(str::trim)
-            .filter(|line| !line.is_empty())
-            .last()
+            .rfind(|line| !line.is_empty())
             .map(str::to_owned)
             .unwrap_or(text);
         let message: Value = serde_json::from_str(&json_text).expect("a JSON-RPC message");
-        assert_eq!(message["id"], json!(id), "the response echoes the request id: {message}");
+        assert_eq!(
+            message["id"],
+            json!(id),
+            "the response echoes the request id: {message}"
+        );
         message
     }
 
@@ -61,7 +64,12 @@ impl Wire {
         for (key, value) in extra.as_object().cloned().unwrap_or_default() {
             params[key] = value;
         }
-        self.post("tools/call", params, json!({"elicitation": {}, "sampling": {}})).await
+        self.post(
+            "tools/call",
+            params,
+            json!({"elicitation": {}, "sampling": {}}),
+        )
+        .await
     }
 }
 
@@ -82,18 +90,31 @@ async fn wire() -> (Wire, support::HttpServer, Arc<AtomicUsize>) {
 }
 
 fn error_code(message: &Value) -> i64 {
-    message["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected an error: {message}"))
+    message["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error: {message}"))
 }
 
 fn asked_keys(message: &Value) -> Vec<String> {
-    assert_eq!(message["result"]["resultType"], "input_required", "{message}");
-    message["result"]["inputRequests"].as_object().expect("inputRequests").keys().cloned().collect()
+    assert_eq!(
+        message["result"]["resultType"], "input_required",
+        "{message}"
+    );
+    message["result"]["inputRequests"]
+        .as_object()
+        .expect("inputRequests")
+        .keys()
+        .cloned()
+        .collect()
 }
 
 async fn first_state(wire: &Wire) -> String {
     let first = wire.call(json!({})).await;
     assert_eq!(asked_keys(&first), ["environment"]);
-    first["result"]["requestState"].as_str().expect("state").to_string()
+    first["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string()
 }
 
 const STAGING: &str = r#"{"action": "accept", "content": {"choice": "staging"}}"#;
@@ -104,12 +125,25 @@ async fn malformed_request_state_values_are_invalid_params() {
     let state = first_state(&wire).await;
     let answers = json!({"environment": serde_json::from_str::<Value>(STAGING).unwrap()});
     for bad_state in [json!(5), json!({"s": state}), json!(["x"]), json!(true)] {
-        let reply = wire.call(json!({"requestState": bad_state, "inputResponses": answers})).await;
+        let reply = wire
+            .call(json!({"requestState": bad_state, "inputResponses": answers}))
+            .await;
         assert_eq!(error_code(&reply), -32602, "{reply}");
-        assert!(reply["error"]["message"].as_str().unwrap().contains("requestState must be a string"));
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("requestState must be a string")
+        );
     }
-    for bad_state in [json!(""), json!(format!("{state}-TAMPERED")), json!(&state[..state.len() / 2])] {
-        let reply = wire.call(json!({"requestState": bad_state, "inputResponses": answers})).await;
+    for bad_state in [
+        json!(""),
+        json!(format!("{state}-TAMPERED")),
+        json!(&state[..state.len() / 2]),
+    ] {
+        let reply = wire
+            .call(json!({"requestState": bad_state, "inputResponses": answers}))
+            .await;
         assert_eq!(error_code(&reply), -32602, "{reply}");
         assert_eq!(reply["error"]["message"], REJECTED_STATE_MESSAGE);
     }
@@ -121,12 +155,22 @@ async fn input_responses_that_are_not_an_object_are_invalid_params() {
     let (wire, _server, plans) = wire().await;
     let state = first_state(&wire).await;
     for bad in [json!("nope"), json!([1, 2]), json!(42)] {
-        let reply = wire.call(json!({"requestState": state, "inputResponses": bad})).await;
+        let reply = wire
+            .call(json!({"requestState": state, "inputResponses": bad}))
+            .await;
         assert_eq!(error_code(&reply), -32602, "{reply}");
-        assert!(reply["error"]["message"].as_str().unwrap().contains("inputResponses"), "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("inputResponses"),
+            "{reply}"
+        );
     }
     // `null` is the same as absent: ask again.
-    let reply = wire.call(json!({"requestState": state, "inputResponses": null})).await;
+    let reply = wire
+        .call(json!({"requestState": state, "inputResponses": null}))
+        .await;
     assert_eq!(asked_keys(&reply), ["environment"]);
     assert_eq!(plans.load(Ordering::SeqCst), 0);
 }
@@ -145,7 +189,9 @@ async fn missing_and_wrongly_shaped_answers_are_asked_again() {
         json!({"other_key": serde_json::from_str::<Value>(STAGING).unwrap()}),
     ];
     for answers in cases {
-        let reply = wire.call(json!({"requestState": state, "inputResponses": answers})).await;
+        let reply = wire
+            .call(json!({"requestState": state, "inputResponses": answers}))
+            .await;
         assert_eq!(asked_keys(&reply), ["environment"], "re-ask for {answers}");
     }
     assert_eq!(plans.load(Ordering::SeqCst), 0);
@@ -160,7 +206,9 @@ async fn unknown_answer_keys_are_ignored() {
         "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}},
         "another_unexpected": 7,
     });
-    let reply = wire.call(json!({"requestState": state, "inputResponses": answers})).await;
+    let reply = wire
+        .call(json!({"requestState": state, "inputResponses": answers}))
+        .await;
     assert_eq!(asked_keys(&reply), ["confirm"]);
     assert_eq!(plans.load(Ordering::SeqCst), 1);
 }
@@ -205,5 +253,8 @@ async fn a_retry_without_the_pending_capability_gets_32021() {
         )
         .await;
     assert_eq!(error_code(&reply), -32021, "{reply}");
-    assert_eq!(reply["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+    assert_eq!(
+        reply["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
 }
