@@ -1,13 +1,13 @@
 //! Every supported construct, driven through all rounds with the state round-tripped
 //! through its encoded bytes each round.
 
-mod support;
+mod machine_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mrtr::machine::{Elicited, ToolError};
 use serde_json::json;
-use support::*;
+use machine_support::*;
 
 fn answer_text(value: &str) -> serde_json::Value {
     accept(json!({"text": value}))
@@ -356,6 +356,13 @@ async fn moved_locals_are_not_stored_and_join_is_one_round() {
     .await
     .unwrap();
     assert_eq!(text(&flow.output), "4096 Ada short 2");
-    assert_eq!(flow.rounds, vec![vec!["name", "sample_1", "roots_2"]]);
-    assert!(flow.state_sizes[0] < 64, "state {} bytes", flow.state_sizes[0]);
+    assert_eq!(flow.rounds, vec![vec!["name", "roots_2", "sample_1"]]);
+    let raw = drive_raw(&moved_and_joined, json!({}), |key, _, _| match key {
+        "name" => answer_text("Ada"),
+        k if k.starts_with("sample") => sampled("short"),
+        _ => roots(&[]),
+    })
+    .await
+    .unwrap();
+    assert!(raw.state_sizes[0] < 16, "state {} bytes", raw.state_sizes[0]);
 }

@@ -1,8 +1,8 @@
-mod support;
+mod machine_support;
 
 use mrtr::machine::ToolError;
 use serde_json::json;
-use support::*;
+use machine_support::*;
 
 /// Greets someone.
 #[mrtr::tool]

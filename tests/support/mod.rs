@@ -1,109 +1,184 @@
-//! Drives a machine through all its rounds with scripted answers, round-tripping the
-//! state through its postcard bytes every round (what the server seals and opens).
-#![allow(dead_code)]
+//! Shared pieces of the end-to-end tests: a real Streamable HTTP server on 127.0.0.1, a
+//! scripted rmcp client, and raw round driving.
+#![allow(dead_code, deprecated)] // each test binary uses a subset; sampling is deprecated by SEP-2577
 
-use mrtr::machine::{Answers, Machine, RequestCx, Resume, Run, Step, StepError};
-use rmcp::model::InputRequest;
-use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::Arc;
 
-/// One finished flow.
-pub struct Flow<O> {
-    /// The final output.
-    pub output: O,
-    /// The keys asked in each round.
-    pub rounds: Vec<Vec<String>>,
-    /// The encoded state size of each suspension.
-    pub state_sizes: Vec<usize>,
+use mrtr::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation, InputRequiredResult, InputResponses, ProtocolVersion, Role,
+    SamplingMessage, SamplingMessageContentBlock,
+};
+use mrtr::rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService, ServiceError,
+};
+use mrtr::rmcp::transport::StreamableHttpClientTransport;
+use mrtr::rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+};
+use mrtr::rmcp::{ClientHandler, ErrorData, RoleClient, ServerHandler};
+
+/// A server running on 127.0.0.1; dropped, it stops.
+pub struct HttpServer {
+    pub url: String,
+    task: tokio::task::JoinHandle<()>,
 }
 
-/// Runs `machine` with `arguments`; `answer(key, request, round)` answers each request.
-pub async fn drive<M: Machine>(
-    machine: &M,
-    arguments: Value,
-    mut answer: impl FnMut(&str, &InputRequest, usize) -> Value,
-) -> Result<Flow<M::Output>, StepError> {
-    let arguments = arguments.as_object().cloned().unwrap_or_default();
-    let mut resume = None;
-    let mut rounds = Vec::new();
-    let mut state_sizes = Vec::new();
-    loop {
-        let cx = RequestCx::new(Default::default(), None, rounds.len() as u32);
-        let step = machine
-            .step(Run {
-                arguments: &arguments,
-                resume: resume.take(),
-                cx: &cx,
-            })
-            .await?;
-        match step {
-            Step::Done(output) => {
-                return Ok(Flow {
-                    output,
-                    rounds,
-                    state_sizes,
-                });
-            }
-            Step::Suspend(suspend) => {
-                assert!(rounds.len() < 1000, "too many rounds");
-                let (requests, state) = suspend.into_parts();
-                state_sizes.push(state.len());
-                let round = rounds.len();
-                rounds.push(requests.iter().map(|(key, _)| key.clone()).collect());
-                let responses: Vec<(String, Value)> = requests
-                    .iter()
-                    .map(|(key, request)| (key.clone(), answer(key, request, round)))
-                    .collect();
-                resume = Some(Resume::new(state, Answers::new(requests, responses)));
-            }
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+pub async fn serve_http<S: ServerHandler + Clone>(server: S) -> HttpServer {
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr: SocketAddr = listener.local_addr().expect("bound address");
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    HttpServer {
+        url: format!("http://{addr}/mcp"),
+        task,
+    }
+}
+
+/// Answers the release wizard: `production`, yes, and a fixed summary.
+#[derive(Clone)]
+pub struct ScriptedUser {
+    pub capabilities: serde_json::Value,
+}
+
+impl Default for ScriptedUser {
+    fn default() -> Self {
+        ScriptedUser {
+            capabilities: serde_json::json!({"elicitation": {}, "sampling": {}}),
         }
     }
 }
 
-/// The text of a tool result.
-pub fn text(result: &rmcp::model::CallToolResult) -> String {
+pub const SUMMARY: &str = "Ship it carefully.";
+
+impl ClientHandler for ScriptedUser {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(self.capabilities.clone()).expect("valid capabilities");
+        ClientConfig::new(capabilities, Implementation::new("mrtr-tests", "0.0.0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            requested_schema, ..
+        } = request
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let field = requested_schema
+            .properties
+            .keys()
+            .next()
+            .cloned()
+            .unwrap_or_default();
+        let content = match field.as_str() {
+            "choice" => serde_json::json!({"choice": "production"}),
+            _ => serde_json::json!({ field: true }),
+        };
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content))
+    }
+
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        Ok(CreateMessageResult::new(
+            SamplingMessage::new(Role::Assistant, SamplingMessageContentBlock::text(SUMMARY)),
+            "scripted-model".into(),
+        ))
+    }
+}
+
+pub type Client = RunningService<RoleClient, ScriptedUser>;
+
+pub async fn http_client(url: &str, user: ScriptedUser) -> Client {
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    user.serve_with_lifecycle(
+        transport,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("client connects with the 2026-07-28 lifecycle")
+}
+
+pub fn arguments(value: serde_json::Value) -> mrtr::rmcp::model::JsonObject {
+    value.as_object().cloned().expect("arguments are an object")
+}
+
+pub fn call(name: &'static str, args: serde_json::Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name).with_arguments(arguments(args))
+}
+
+/// The answers the scripted user gives to one round.
+pub fn answer_round(result: &InputRequiredResult) -> InputResponses {
     result
+        .input_requests
+        .iter()
+        .flatten()
+        .map(|(key, request)| {
+            let value = match key.as_str() {
+                "environment" => {
+                    serde_json::json!({"action": "accept", "content": {"choice": "production"}})
+                }
+                "confirm" => serde_json::json!({"action": "accept", "content": {"confirm": true}}),
+                "summary" => serde_json::json!({
+                    "role": "assistant", "content": {"type": "text", "text": SUMMARY}, "model": "m"
+                }),
+                other => panic!("unexpected input request {other}: {request:?}"),
+            };
+            (key.clone(), value)
+        })
+        .collect()
+}
+
+/// One raw `tools/call` (no automatic rounds).
+pub async fn call_once(
+    client: &Client,
+    params: CallToolRequestParams,
+) -> Result<CallToolResponse, ErrorData> {
+    match client.call_tool_once(params).await {
+        Ok(response) => Ok(response),
+        Err(ServiceError::McpError(error)) => Err(error),
+        Err(other) => panic!("transport failure: {other}"),
+    }
+}
+
+pub fn expect_input_required(response: CallToolResponse) -> InputRequiredResult {
+    match response {
+        CallToolResponse::InputRequired(result) => result,
+        other => panic!("expected input_required, got {other:?}"),
+    }
+}
+
+pub fn text_of(response: &mrtr::rmcp::model::CallToolResult) -> String {
+    response
         .content
         .iter()
-        .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+        .filter_map(|block| block.as_text().map(|t| t.text.clone()))
         .collect::<Vec<_>>()
         .join("")
-}
-
-/// An accepted form answer.
-pub fn accept(content: Value) -> Value {
-    json!({"action": "accept", "content": content})
-}
-
-/// A declined elicitation.
-pub fn decline() -> Value {
-    json!({"action": "decline"})
-}
-
-/// A cancelled elicitation.
-pub fn cancel() -> Value {
-    json!({"action": "cancel"})
-}
-
-/// A sampled assistant message.
-pub fn sampled(text: &str) -> Value {
-    json!({"role": "assistant", "content": {"type": "text", "text": text}, "model": "test-model"})
-}
-
-/// A roots answer.
-pub fn roots(uris: &[&str]) -> Value {
-    json!({"roots": uris.iter().map(|uri| json!({"uri": uri})).collect::<Vec<_>>()})
-}
-
-/// The message of an elicitation request.
-pub fn message(request: &InputRequest) -> String {
-    match request {
-        InputRequest::Elicitation(elicit) => match &elicit.params {
-            rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } => message.clone(),
-            rmcp::model::ElicitRequestParams::UrlElicitationParams { message, .. } => message.clone(),
-            _ => String::new(),
-        },
-        #[allow(deprecated)]
-        InputRequest::CreateMessage(create) => format!("{:?}", create.params.messages),
-        _ => String::from("roots"),
-    }
 }
