@@ -1,0 +1,5 @@
+use mrtr::ask;
+
+fn main() {
+    let name = ask!(text("Name?"));
+}

@@ -1,0 +1,7 @@
+#[mrtr::tool(nmae = "deploy", compat = 3)]
+async fn deploy<T>(service: &str, (a, b): (u8, u8)) -> String {
+    let _ = (service, a, b);
+    String::new()
+}
+
+fn main() {}

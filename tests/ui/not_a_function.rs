@@ -1,0 +1,4 @@
+#[mrtr::tool]
+struct Deploy;
+
+fn main() {}
