@@ -775,9 +775,9 @@ impl<'e> Lowerer<'e> {
                 let iter = self.temp();
                 let iter_ident = self.cfg.vars[iter].ident.clone();
                 let span = iterable.span();
-                let converted: Expr = Expr::Verbatim(quote_spanned! {span=>
+                let converted: Expr = syn::parse_quote_spanned! {span=>
                     ::mrtr::__private::IntoStateIter::into_state_iter(#iterable)
-                });
+                };
                 let init = self.code(converted, &[]);
                 self.push(Item::Let {
                     pat: quote!(mut #iter_ident),

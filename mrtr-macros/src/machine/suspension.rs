@@ -1,7 +1,7 @@
 //! Recognising and parsing `ask!`, `sample!`, `roots!` and `join!`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, quote};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -245,13 +245,13 @@ fn parse_one(kind: SuspensionKind, mac: &Macro) -> syn::Result<InputSpec> {
                 _ => vec![KindHint::Sampling, KindHint::SamplingWithTools],
             };
             let expr_span = expr.span();
-            let wrapped = match kind {
+            let wrapped: Expr = match kind {
                 SuspensionKind::Ask => {
-                    quote_spanned!(expr_span=> ::mrtr::__private::elicit_input(#expr))
+                    syn::parse_quote_spanned!(expr_span=> ::mrtr::__private::elicit_input(#expr))
                 }
-                _ => quote_spanned!(expr_span=> ::mrtr::__private::sample_input(#expr)),
+                _ => syn::parse_quote_spanned!(expr_span=> ::mrtr::__private::sample_input(#expr)),
             };
-            (Expr::Verbatim(wrapped), kinds)
+            (wrapped, kinds)
         }
         SuspensionKind::Join => unreachable!("join! is split before"),
     };
