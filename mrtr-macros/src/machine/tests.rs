@@ -81,3 +81,80 @@ fn show() {
     let file: syn::File = syn::parse2(out.clone()).unwrap_or_else(|e| panic!("{e}\n{out}"));
     println!("{}", prettyplease::unparse(&file));
 }
+
+fn expand_file(source: &str) -> String {
+    let file: syn::File = syn::parse_str(source).expect("a snapshot input parses");
+    let mut out = TokenStream::new();
+    for item in file.items {
+        let syn::Item::Fn(mut item_fn) = item else {
+            continue;
+        };
+        let position = item_fn.attrs.iter().position(|attr| {
+            attr.path().segments.first().is_some_and(|s| s.ident == "mrtr")
+        });
+        let Some(position) = position else { continue };
+        let attr = item_fn.attrs.remove(position);
+        let kind = match attr.path().segments.last().map(|s| s.ident.to_string()).as_deref() {
+            Some("prompt") => Kind::Prompt,
+            Some("resource") => Kind::Resource,
+            _ => Kind::Tool,
+        };
+        let args = match attr.meta {
+            syn::Meta::List(list) => list.tokens,
+            _ => TokenStream::new(),
+        };
+        out.extend(expand_attribute(kind, args, quote!(#item_fn)));
+    }
+    let file: syn::File = syn::parse2(out).expect("the expansion parses");
+    prettyplease::unparse(&file)
+}
+
+/// In-process expansion snapshots: `tests/expand/NAME.rs` expands to
+/// `tests/expand/NAME.expanded.rs`. Regenerate with `MRTR_BLESS=1`.
+#[test]
+fn expansion_snapshots() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/expand");
+    let bless = std::env::var_os("MRTR_BLESS").is_some();
+    let mut checked = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    entries.sort_by_key(|entry| entry.path());
+    for entry in entries {
+        let path = entry.path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".rs") || name.ends_with(".expanded.rs") {
+            continue;
+        }
+        let expanded = expand_file(&std::fs::read_to_string(&path).unwrap());
+        let golden = path.with_file_name(name.replace(".rs", ".expanded.rs"));
+        if bless {
+            std::fs::write(&golden, &expanded).unwrap();
+        } else {
+            let expected = std::fs::read_to_string(&golden)
+                .unwrap_or_else(|_| panic!("missing {}; run with MRTR_BLESS=1", golden.display()));
+            assert_eq!(expanded, expected, "{name} expands differently; run with MRTR_BLESS=1 if intended");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3);
+}
+
+/// Measures expansion time of the largest test tool: `cargo test -p mrtr-macros
+/// expansion_time -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn expansion_time() {
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/control_flow.rs"),
+    )
+    .unwrap();
+    let start = source.find("#[mrtr::tool]\nasync fn loops").unwrap();
+    let end = start + source[start..].find("\n}\n").unwrap() + 3;
+    let tool = &source[start..end];
+    let runs = 200;
+    let started = std::time::Instant::now();
+    for _ in 0..runs {
+        let _ = expand_file(tool);
+    }
+    let per = started.elapsed() / runs;
+    println!("largest test tool (`loops`, {} lines): {per:?} per expansion (incl. pretty-printing)", tool.lines().count());
+}

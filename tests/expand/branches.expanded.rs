@@ -1,0 +1,249 @@
+///Branches on an answer, with shadowing.
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::fmt::Debug,
+    ::core::default::Default
+)]
+struct pick;
+const _: () = {
+    #[derive(
+        ::mrtr::__private::serde::Deserialize,
+        ::mrtr::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::mrtr::__private::serde")]
+    #[schemars(crate = "::mrtr::__private::schemars")]
+    #[allow(non_camel_case_types, dead_code)]
+    struct __MrtrArgs {
+        topic: String,
+    }
+    impl ::mrtr::__private::Machine for pick {
+        type Output = ::mrtr::__private::rmcp::model::GetPromptResult;
+        fn descriptor(&self) -> &::mrtr::__private::MachineDescriptor {
+            static DESCRIPTOR: ::std::sync::OnceLock<
+                ::mrtr::__private::MachineDescriptor,
+            > = ::std::sync::OnceLock::new();
+            DESCRIPTOR
+                .get_or_init(|| ::mrtr::__private::MachineDescriptor::prompt(
+                    ::mrtr::__private::rmcp::model::Prompt::new(
+                        "pick",
+                        ::core::option::Option::Some(
+                            "Branches on an answer, with shadowing.",
+                        ),
+                        ::core::option::Option::Some(
+                            ::std::vec![
+                                { let mut argument =
+                                ::mrtr::__private::rmcp::model::PromptArgument::new("topic");
+                                argument.description = ::core::option::Option::None;
+                                argument.required = ::core::option::Option::Some(true);
+                                argument }
+                            ],
+                        ),
+                    ),
+                    [::mrtr::__private::InputKind::FormElicitation],
+                    11192638857499269601u64,
+                ))
+        }
+        fn step<'a>(
+            &'a self,
+            run: ::mrtr::__private::Run<'a>,
+        ) -> ::mrtr::__private::StepFuture<
+            'a,
+            ::mrtr::__private::rmcp::model::GetPromptResult,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match __mrtr_run(run).await? {
+                    ::mrtr::__private::Step::Done(value) => {
+                        ::core::result::Result::Ok(
+                            ::mrtr::__private::Step::Done(
+                                ::mrtr::__private::IntoPromptResult::into_prompt_result(
+                                    value,
+                                )?,
+                            ),
+                        )
+                    }
+                    ::mrtr::__private::Step::Suspend(suspend) => {
+                        ::core::result::Result::Ok(
+                            ::mrtr::__private::Step::Suspend(suspend),
+                        )
+                    }
+                }
+            })
+        }
+    }
+    #[allow(
+        unused_variables,
+        unused_mut,
+        unused_assignments,
+        unused_braces,
+        unused_parens,
+        unreachable_code,
+        unreachable_patterns,
+        irrefutable_let_patterns,
+        dead_code,
+        non_snake_case,
+        non_camel_case_types,
+        clippy::all
+    )]
+    async fn __mrtr_run(
+        run: ::mrtr::__private::Run<'_>,
+    ) -> ::core::result::Result<
+        ::mrtr::__private::Step<String>,
+        ::mrtr::__private::StepError,
+    > {
+        enum __MrtrFlow<T0, T1, T2, T4, T5> {
+            B0 { v0: T0 },
+            B1 { v0: T0, v2: T2 },
+            B2 { v0: T0, v1: T1 },
+            B3 { v0: T0, v4: T4 },
+            B4 { v0: T0 },
+            B5 { v0: T0, v5: T5 },
+            B6 { v0: T0, v4: T4 },
+        }
+        #[derive(
+            ::mrtr::__private::serde::Serialize,
+            ::mrtr::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mrtr::__private::serde")]
+        enum __MrtrState<O0_0, O1_0> {
+            S0 { o0: ::core::marker::PhantomData<O0_0> },
+            S1 { o0: ::core::marker::PhantomData<O1_0> },
+        }
+        let __mrtr_args: __MrtrArgs = run.parse_arguments()?;
+        let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _>> = ::core::option::Option::None;
+        let mut __mrtr_flow: __MrtrFlow<_, _, _, _, _>;
+        match run.resume {
+            ::core::option::Option::None => {
+                __mrtr_flow = __MrtrFlow::B0 {
+                    v0: __mrtr_args.topic,
+                };
+            }
+            ::core::option::Option::Some(mut __mrtr_resume) => {
+                __mrtr_slot = ::core::option::Option::Some(__mrtr_resume.state()?);
+                match __mrtr_slot.take() {
+                    ::core::option::Option::Some(__MrtrState::S0 { o0: __mrtr_o0 }) => {
+                        let __mrtr_a0 = ::mrtr::__private::take_answer(
+                            __mrtr_resume.answers(),
+                            "ask_0",
+                            __mrtr_o0,
+                        )?;
+                        __mrtr_flow = __MrtrFlow::B1 {
+                            v0: __mrtr_args.topic,
+                            v2: __mrtr_a0,
+                        };
+                    }
+                    ::core::option::Option::Some(__MrtrState::S1 { o0: __mrtr_o0 }) => {
+                        let __mrtr_a0 = ::mrtr::__private::take_answer(
+                            __mrtr_resume.answers(),
+                            "detail",
+                            __mrtr_o0,
+                        )?;
+                        __mrtr_flow = __MrtrFlow::B5 {
+                            v0: __mrtr_args.topic,
+                            v5: __mrtr_a0,
+                        };
+                    }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::mrtr::__private::StepError::StateMismatch(
+                                ::std::string::String::from("no resume point"),
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        '__mrtr_dispatch: loop {
+            match __mrtr_flow {
+                __MrtrFlow::B0 { v0: mut topic } => {
+                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                        ::mrtr::__private::builders::choice("Which?", ["a", "b"]),
+                    );
+                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
+                            &mut __mrtr_slot,
+                            __MrtrState::S0 {
+                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                            },
+                        )?
+                        .ask("ask_0", __mrtr_in0)?;
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
+                    );
+                }
+                __MrtrFlow::B1 { v0: mut topic, v2: mut __mrtr_t2 } => {
+                    match __mrtr_t2 {
+                        Elicited::Accept(choice) => {
+                            let __mrtr_t1 = choice;
+                            __mrtr_flow = __MrtrFlow::B2 {
+                                v0: topic,
+                                v1: __mrtr_t1,
+                            };
+                            continue '__mrtr_dispatch;
+                        }
+                        _ => {
+                            let __mrtr_t1 = return ::core::result::Result::Ok(
+                                ::mrtr::__private::Step::Done("none".to_string()),
+                            );
+                            __mrtr_flow = __MrtrFlow::B2 {
+                                v0: topic,
+                                v1: __mrtr_t1,
+                            };
+                            continue '__mrtr_dispatch;
+                        }
+                    }
+                }
+                __MrtrFlow::B2 { v0: mut topic, v1: mut __mrtr_t1 } => {
+                    let choice = __mrtr_t1;
+                    if choice == "a" {
+                        __mrtr_flow = __MrtrFlow::B4 { v0: topic };
+                        continue '__mrtr_dispatch;
+                    } else {
+                        let __mrtr_t4 = { choice };
+                        __mrtr_flow = __MrtrFlow::B3 {
+                            v0: topic,
+                            v4: __mrtr_t4,
+                        };
+                        continue '__mrtr_dispatch;
+                    }
+                }
+                __MrtrFlow::B3 { v0: mut topic, v4: mut __mrtr_t4 } => {
+                    let choice = __mrtr_t4;
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Done(format!("{topic}: {choice}")),
+                    );
+                }
+                __MrtrFlow::B4 { v0: mut topic } => {
+                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                        ::mrtr::__private::builders::text("Detail?"),
+                    );
+                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
+                            &mut __mrtr_slot,
+                            __MrtrState::S1 {
+                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                            },
+                        )?
+                        .ask("detail", __mrtr_in0)?;
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
+                    );
+                }
+                __MrtrFlow::B5 { v0: mut topic, v5: mut __mrtr_t5 } => {
+                    let __mrtr_t4 = __mrtr_t5.ok().unwrap_or_default();
+                    __mrtr_flow = __MrtrFlow::B6 {
+                        v0: topic,
+                        v4: __mrtr_t4,
+                    };
+                    continue '__mrtr_dispatch;
+                }
+                __MrtrFlow::B6 { v0: mut topic, v4: mut __mrtr_t4 } => {
+                    __mrtr_flow = __MrtrFlow::B3 {
+                        v0: topic,
+                        v4: __mrtr_t4,
+                    };
+                    continue '__mrtr_dispatch;
+                }
+            }
+        }
+    }
+};

@@ -1,0 +1,167 @@
+///Greets someone by name.
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::fmt::Debug,
+    ::core::default::Default
+)]
+struct greet;
+const _: () = {
+    #[derive(
+        ::mrtr::__private::serde::Deserialize,
+        ::mrtr::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::mrtr::__private::serde")]
+    #[schemars(crate = "::mrtr::__private::schemars")]
+    #[allow(non_camel_case_types, dead_code)]
+    struct __MrtrArgs {
+        greeting: String,
+    }
+    impl ::mrtr::__private::Machine for greet {
+        type Output = ::mrtr::__private::rmcp::model::CallToolResult;
+        fn descriptor(&self) -> &::mrtr::__private::MachineDescriptor {
+            static DESCRIPTOR: ::std::sync::OnceLock<
+                ::mrtr::__private::MachineDescriptor,
+            > = ::std::sync::OnceLock::new();
+            DESCRIPTOR
+                .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
+                    ::mrtr::__private::rmcp::model::Tool::new(
+                        "greet",
+                        "Greets someone by name.",
+                        ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
+                    ),
+                    [::mrtr::__private::InputKind::FormElicitation],
+                    7120620927298835057u64,
+                ))
+        }
+        fn step<'a>(
+            &'a self,
+            run: ::mrtr::__private::Run<'a>,
+        ) -> ::mrtr::__private::StepFuture<
+            'a,
+            ::mrtr::__private::rmcp::model::CallToolResult,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match __mrtr_run(run).await? {
+                    ::mrtr::__private::Step::Done(value) => {
+                        ::core::result::Result::Ok(
+                            ::mrtr::__private::Step::Done(
+                                ::mrtr::__private::IntoToolResult::into_tool_result(value)?,
+                            ),
+                        )
+                    }
+                    ::mrtr::__private::Step::Suspend(suspend) => {
+                        ::core::result::Result::Ok(
+                            ::mrtr::__private::Step::Suspend(suspend),
+                        )
+                    }
+                }
+            })
+        }
+    }
+    #[allow(
+        unused_variables,
+        unused_mut,
+        unused_assignments,
+        unused_braces,
+        unused_parens,
+        unreachable_code,
+        unreachable_patterns,
+        irrefutable_let_patterns,
+        dead_code,
+        non_snake_case,
+        non_camel_case_types,
+        clippy::all
+    )]
+    async fn __mrtr_run(
+        run: ::mrtr::__private::Run<'_>,
+    ) -> ::core::result::Result<
+        ::mrtr::__private::Step<Result<String, ToolError>>,
+        ::mrtr::__private::StepError,
+    > {
+        enum __MrtrFlow<T0, T1> {
+            B0 { v0: T0 },
+            B1 { v0: T0, v1: T1 },
+        }
+        #[derive(
+            ::mrtr::__private::serde::Serialize,
+            ::mrtr::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mrtr::__private::serde")]
+        enum __MrtrState<O0_0> {
+            S0 { o0: ::core::marker::PhantomData<O0_0> },
+        }
+        let __mrtr_args: __MrtrArgs = run.parse_arguments()?;
+        let mut __mrtr_slot: ::core::option::Option<__MrtrState<_>> = ::core::option::Option::None;
+        let mut __mrtr_flow: __MrtrFlow<_, _>;
+        match run.resume {
+            ::core::option::Option::None => {
+                __mrtr_flow = __MrtrFlow::B0 {
+                    v0: __mrtr_args.greeting,
+                };
+            }
+            ::core::option::Option::Some(mut __mrtr_resume) => {
+                __mrtr_slot = ::core::option::Option::Some(__mrtr_resume.state()?);
+                match __mrtr_slot.take() {
+                    ::core::option::Option::Some(__MrtrState::S0 { o0: __mrtr_o0 }) => {
+                        let __mrtr_a0 = ::mrtr::__private::take_answer(
+                            __mrtr_resume.answers(),
+                            "ask_0",
+                            __mrtr_o0,
+                        )?;
+                        __mrtr_flow = __MrtrFlow::B1 {
+                            v0: __mrtr_args.greeting,
+                            v1: __mrtr_a0,
+                        };
+                    }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::mrtr::__private::StepError::StateMismatch(
+                                ::std::string::String::from("no resume point"),
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        '__mrtr_dispatch: loop {
+            match __mrtr_flow {
+                __MrtrFlow::B0 { v0: mut greeting } => {
+                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                        ::mrtr::__private::builders::text("Your name?"),
+                    );
+                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
+                            &mut __mrtr_slot,
+                            __MrtrState::S0 {
+                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                            },
+                        )?
+                        .ask("ask_0", __mrtr_in0)?;
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
+                    );
+                }
+                __MrtrFlow::B1 { v0: mut greeting, v1: mut __mrtr_t1 } => {
+                    let name = match ::mrtr::__private::Branch::branch(
+                        __mrtr_t1.accepted(),
+                    ) {
+                        ::core::ops::ControlFlow::Continue(__mrtr_value) => __mrtr_value,
+                        ::core::ops::ControlFlow::Break(__mrtr_residual) => {
+                            return ::core::result::Result::Ok(
+                                ::mrtr::__private::Step::Done(
+                                    ::mrtr::__private::FromResidual::from_residual(
+                                        __mrtr_residual,
+                                    ),
+                                ),
+                            );
+                        }
+                    };
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Done(Ok(format!("{greeting}, {name}!"))),
+                    );
+                }
+            }
+        }
+    }
+};

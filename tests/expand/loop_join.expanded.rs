@@ -1,0 +1,271 @@
+///Collects answers in a loop, then asks two things in one round.
+#[allow(non_camel_case_types)]
+#[derive(
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::fmt::Debug,
+    ::core::default::Default
+)]
+struct collect;
+const _: () = {
+    #[derive(
+        ::mrtr::__private::serde::Deserialize,
+        ::mrtr::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::mrtr::__private::serde")]
+    #[schemars(crate = "::mrtr::__private::schemars")]
+    #[allow(non_camel_case_types, dead_code)]
+    struct __MrtrArgs {
+        count: u32,
+    }
+    impl ::mrtr::__private::Machine for collect {
+        type Output = ::mrtr::__private::rmcp::model::CallToolResult;
+        fn descriptor(&self) -> &::mrtr::__private::MachineDescriptor {
+            static DESCRIPTOR: ::std::sync::OnceLock<
+                ::mrtr::__private::MachineDescriptor,
+            > = ::std::sync::OnceLock::new();
+            DESCRIPTOR
+                .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
+                    ::mrtr::__private::rmcp::model::Tool::new(
+                        "collect",
+                        "Collects answers in a loop, then asks two things in one round.",
+                        ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
+                    ),
+                    [
+                        ::mrtr::__private::InputKind::FormElicitation,
+                        ::mrtr::__private::InputKind::Sampling,
+                        ::mrtr::__private::InputKind::Roots,
+                    ],
+                    17082248904457584344u64,
+                ))
+        }
+        fn step<'a>(
+            &'a self,
+            run: ::mrtr::__private::Run<'a>,
+        ) -> ::mrtr::__private::StepFuture<
+            'a,
+            ::mrtr::__private::rmcp::model::CallToolResult,
+        > {
+            ::std::boxed::Box::pin(async move {
+                match __mrtr_run(run).await? {
+                    ::mrtr::__private::Step::Done(value) => {
+                        ::core::result::Result::Ok(
+                            ::mrtr::__private::Step::Done(
+                                ::mrtr::__private::IntoToolResult::into_tool_result(value)?,
+                            ),
+                        )
+                    }
+                    ::mrtr::__private::Step::Suspend(suspend) => {
+                        ::core::result::Result::Ok(
+                            ::mrtr::__private::Step::Suspend(suspend),
+                        )
+                    }
+                }
+            })
+        }
+    }
+    #[allow(
+        unused_variables,
+        unused_mut,
+        unused_assignments,
+        unused_braces,
+        unused_parens,
+        unreachable_code,
+        unreachable_patterns,
+        irrefutable_let_patterns,
+        dead_code,
+        non_snake_case,
+        non_camel_case_types,
+        clippy::all
+    )]
+    async fn __mrtr_run(
+        run: ::mrtr::__private::Run<'_>,
+    ) -> ::core::result::Result<
+        ::mrtr::__private::Step<String>,
+        ::mrtr::__private::StepError,
+    > {
+        enum __MrtrFlow<T0, T1, T2, T3, T4, T6> {
+            B0 { v0: T0 },
+            B1 { v1: T1, v2: T2 },
+            B2 { v1: T1, v2: T2, v3: T3 },
+            B3 { v1: T1 },
+            B4 { v1: T1, v2: T2, v4: T4 },
+            B5 { v1: T1, v2: T2 },
+            B6 { v1: T1, v6: T6 },
+        }
+        #[derive(
+            ::mrtr::__private::serde::Serialize,
+            ::mrtr::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::mrtr::__private::serde")]
+        enum __MrtrState<T1, T2, O0_0, O1_0, O1_1> {
+            S0 { v1: T1, v2: T2, o0: ::core::marker::PhantomData<O0_0> },
+            S1 {
+                v1: T1,
+                o0: ::core::marker::PhantomData<O1_0>,
+                o1: ::core::marker::PhantomData<O1_1>,
+            },
+        }
+        let __mrtr_args: __MrtrArgs = run.parse_arguments()?;
+        let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _, _, _, _>> = ::core::option::Option::None;
+        let mut __mrtr_flow: __MrtrFlow<_, _, _, _, _, _>;
+        match run.resume {
+            ::core::option::Option::None => {
+                __mrtr_flow = __MrtrFlow::B0 {
+                    v0: __mrtr_args.count,
+                };
+            }
+            ::core::option::Option::Some(mut __mrtr_resume) => {
+                __mrtr_slot = ::core::option::Option::Some(__mrtr_resume.state()?);
+                match __mrtr_slot.take() {
+                    ::core::option::Option::Some(
+                        __MrtrState::S0 { v1: __mrtr_v1, v2: __mrtr_v2, o0: __mrtr_o0 },
+                    ) => {
+                        let __mrtr_a0 = ::mrtr::__private::take_answer(
+                            __mrtr_resume.answers(),
+                            "ask_0",
+                            __mrtr_o0,
+                        )?;
+                        __mrtr_flow = __MrtrFlow::B4 {
+                            v1: __mrtr_v1,
+                            v2: __mrtr_v2,
+                            v4: __mrtr_a0,
+                        };
+                    }
+                    ::core::option::Option::Some(
+                        __MrtrState::S1 { v1: __mrtr_v1, o0: __mrtr_o0, o1: __mrtr_o1 },
+                    ) => {
+                        let __mrtr_a0 = ::mrtr::__private::take_answer(
+                            __mrtr_resume.answers(),
+                            "sample_1",
+                            __mrtr_o0,
+                        )?;
+                        let __mrtr_a1 = ::mrtr::__private::take_answer(
+                            __mrtr_resume.answers(),
+                            "roots_2",
+                            __mrtr_o1,
+                        )?;
+                        __mrtr_flow = __MrtrFlow::B6 {
+                            v1: __mrtr_v1,
+                            v6: (__mrtr_a0, __mrtr_a1),
+                        };
+                    }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::mrtr::__private::StepError::StateMismatch(
+                                ::std::string::String::from("no resume point"),
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        '__mrtr_dispatch: loop {
+            match __mrtr_flow {
+                __MrtrFlow::B0 { v0: mut count } => {
+                    let mut answers = Vec::new();
+                    let mut __mrtr_t2 = ::mrtr::__private::IntoStateIter::into_state_iter(
+                        0..count,
+                    );
+                    __mrtr_flow = __MrtrFlow::B1 {
+                        v1: answers,
+                        v2: __mrtr_t2,
+                    };
+                    continue '__mrtr_dispatch;
+                }
+                __MrtrFlow::B1 { v1: mut answers, v2: mut __mrtr_t2 } => {
+                    let __mrtr_next = ::core::iter::Iterator::next(&mut __mrtr_t2);
+                    match __mrtr_next {
+                        ::core::option::Option::Some(i) => {
+                            __mrtr_flow = __MrtrFlow::B2 {
+                                v1: answers,
+                                v2: __mrtr_t2,
+                                v3: i,
+                            };
+                            continue '__mrtr_dispatch;
+                        }
+                        ::core::option::Option::None => {
+                            __mrtr_flow = __MrtrFlow::B3 { v1: answers };
+                            continue '__mrtr_dispatch;
+                        }
+                    }
+                }
+                __MrtrFlow::B2 { v1: mut answers, v2: mut __mrtr_t2, v3: mut i } => {
+                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                        ::mrtr::__private::builders::text(format!("Answer {i}?")),
+                    );
+                    ::mrtr::__private::keep_across_suspension(&answers);
+                    ::mrtr::__private::keep_across_suspension(&__mrtr_t2);
+                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
+                            &mut __mrtr_slot,
+                            __MrtrState::S0 {
+                                v1: answers,
+                                v2: __mrtr_t2,
+                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                            },
+                        )?
+                        .ask("ask_0", __mrtr_in0)?;
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
+                    );
+                }
+                __MrtrFlow::B3 { v1: mut answers } => {
+                    let __mrtr_in0 = ::mrtr::__private::sample_input(
+                        ::mrtr::__private::builders::prompt("Summarize"),
+                    );
+                    let __mrtr_in1 = ::mrtr::__private::builders::roots();
+                    ::mrtr::__private::keep_across_suspension(&answers);
+                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
+                            &mut __mrtr_slot,
+                            __MrtrState::S1 {
+                                v1: answers,
+                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                                o1: ::mrtr::__private::outcome_marker(&__mrtr_in1),
+                            },
+                        )?
+                        .ask("sample_1", __mrtr_in0)?
+                        .ask("roots_2", __mrtr_in1)?;
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
+                    );
+                }
+                __MrtrFlow::B4 {
+                    v1: mut answers,
+                    v2: mut __mrtr_t2,
+                    v4: mut __mrtr_t4,
+                } => {
+                    let answer = __mrtr_t4.ok().unwrap_or_default();
+                    if answer == "stop" {
+                        {
+                            __mrtr_flow = __MrtrFlow::B3 { v1: answers };
+                            continue '__mrtr_dispatch;
+                        };
+                    }
+                    answers.push(answer);
+                    __mrtr_flow = __MrtrFlow::B5 {
+                        v1: answers,
+                        v2: __mrtr_t2,
+                    };
+                    continue '__mrtr_dispatch;
+                }
+                __MrtrFlow::B5 { v1: mut answers, v2: mut __mrtr_t2 } => {
+                    __mrtr_flow = __MrtrFlow::B1 {
+                        v1: answers,
+                        v2: __mrtr_t2,
+                    };
+                    continue '__mrtr_dispatch;
+                }
+                __MrtrFlow::B6 { v1: mut answers, v6: mut __mrtr_t6 } => {
+                    let (summary, roots) = __mrtr_t6;
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Done(
+                            format!(
+                                "{} {} {}", answers.join(","), summary.text(), roots.len()
+                            ),
+                        ),
+                    );
+                }
+            }
+        }
+    }
+};
