@@ -5,9 +5,9 @@ mod machine_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use machine_support::*;
 use mrtr::machine::{Elicited, ToolError};
 use serde_json::json;
-use machine_support::*;
 
 fn answer_text(value: &str) -> serde_json::Value {
     accept(json!({"text": value}))
@@ -23,9 +23,11 @@ async fn let_init(prefix: String, times: u32) -> Result<String, ToolError> {
 
 #[tokio::test]
 async fn let_initializer_and_arguments_after_suspension() {
-    let flow = drive(&let_init, json!({"prefix": "p", "times": 2}), |_, _, round| {
-        answer_text(if round == 0 { "ab" } else { "xyz" })
-    })
+    let flow = drive(
+        &let_init,
+        json!({"prefix": "p", "times": 2}),
+        |_, _, round| answer_text(if round == 0 { "ab" } else { "xyz" }),
+    )
     .await
     .unwrap();
     assert_eq!(text(&flow.output), "p:abab:5");
@@ -49,7 +51,9 @@ async fn match_scrutinee() {
         (accept(json!({"choice": "c"})), "other c"),
         (decline(), "none"),
     ] {
-        let flow = drive(&scrutinee, json!({}), |_, _, _| answer.clone()).await.unwrap();
+        let flow = drive(&scrutinee, json!({}), |_, _, _| answer.clone())
+            .await
+            .unwrap();
         assert_eq!(text(&flow.output), expected);
     }
 }
@@ -76,16 +80,22 @@ async fn branches(n: i64) -> String {
 
 #[tokio::test]
 async fn if_else_if_else_and_if_let() {
-    let flow = drive(&branches, json!({"n": -1}), |_, _, round| answer_text(&round.to_string()))
+    let flow = drive(&branches, json!({"n": -1}), |_, _, round| {
+        answer_text(&round.to_string())
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "0/1/2");
+    let flow = drive(&branches, json!({"n": 0}), |_, _, _| decline())
         .await
         .unwrap();
-    assert_eq!(text(&flow.output), "0/1/2");
-    let flow = drive(&branches, json!({"n": 0}), |_, _, _| decline()).await.unwrap();
     assert_eq!(text(&flow.output), "zero/-");
     assert_eq!(flow.rounds.len(), 1);
-    let flow = drive(&branches, json!({"n": 5}), |_, _, round| answer_text(&round.to_string()))
-        .await
-        .unwrap();
+    let flow = drive(&branches, json!({"n": 5}), |_, _, round| {
+        answer_text(&round.to_string())
+    })
+    .await
+    .unwrap();
     assert_eq!(text(&flow.output), "+0/1/2");
 }
 
@@ -111,9 +121,33 @@ async fn arms(kind: String) -> String {
 #[tokio::test]
 async fn match_arm_bodies() {
     let answer = |_: &str, _: &_, round: usize| answer_text(&format!("r{round}"));
-    assert_eq!(text(&drive(&arms, json!({"kind": "abc"}), answer).await.unwrap().output), "r0");
-    assert_eq!(text(&drive(&arms, json!({"kind": "b"}), answer).await.unwrap().output), "b-direct");
-    assert_eq!(text(&drive(&arms, json!({"kind": "z"}), answer).await.unwrap().output), "r0r1");
+    assert_eq!(
+        text(
+            &drive(&arms, json!({"kind": "abc"}), answer)
+                .await
+                .unwrap()
+                .output
+        ),
+        "r0"
+    );
+    assert_eq!(
+        text(
+            &drive(&arms, json!({"kind": "b"}), answer)
+                .await
+                .unwrap()
+                .output
+        ),
+        "b-direct"
+    );
+    assert_eq!(
+        text(
+            &drive(&arms, json!({"kind": "z"}), answer)
+                .await
+                .unwrap()
+                .output
+        ),
+        "r0r1"
+    );
 }
 
 /// `loop` with `break` value, `while`, `while let`, labeled break/continue.
@@ -186,7 +220,9 @@ async fn fors(n: u32) -> String {
         out.push(format!("r{i}={answer}"));
     }
     for i in 1..=n {
-        let answer = ask!(text(format!("inclusive {i}"))).ok().unwrap_or_default();
+        let answer = ask!(text(format!("inclusive {i}")))
+            .ok()
+            .unwrap_or_default();
         out.push(format!("i{i}={answer}"));
     }
     let names: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
@@ -259,7 +295,9 @@ async fn early_return_and_question_mark() {
     assert_eq!(text(&sum.output), "7");
     let not_number = drive(&early, json!({"mode": "3"}), f("x")).await.unwrap();
     assert_eq!(not_number.output.is_error, Some(true));
-    let declined = drive(&early, json!({"mode": "3"}), |_, _, _| decline()).await.unwrap();
+    let declined = drive(&early, json!({"mode": "3"}), |_, _, _| decline())
+        .await
+        .unwrap();
     assert_eq!(text(&declined.output), "the user declined");
 }
 
@@ -283,9 +321,11 @@ async fn scopes() -> String {
 
 #[tokio::test]
 async fn nested_blocks_and_shadowing() {
-    let flow = drive(&scopes, json!({}), |_, _, round| answer_text(&"a".repeat(round + 1)))
-        .await
-        .unwrap();
+    let flow = drive(&scopes, json!({}), |_, _, round| {
+        answer_text(&"a".repeat(round + 1))
+    })
+    .await
+    .unwrap();
     // inner x = "a" (1), y = "aa" (20), x = 1 + 21
     assert_eq!(text(&flow.output), "22 aaa");
 }
@@ -317,9 +357,11 @@ async fn counted() -> String {
 
 #[tokio::test]
 async fn code_between_suspensions_runs_once() {
-    let flow = drive(&counted, json!({}), |_, request, _| answer_text(&message(request)))
-        .await
-        .unwrap();
+    let flow = drive(&counted, json!({}), |_, request, _| {
+        answer_text(&message(request))
+    })
+    .await
+    .unwrap();
     assert_eq!(text(&flow.output), "2 a0b00 a1b12 a2b24");
     assert_eq!(flow.rounds.len(), 6);
     assert_eq!(BEFORE.load(Ordering::SeqCst), 1);
@@ -364,5 +406,9 @@ async fn moved_locals_are_not_stored_and_join_is_one_round() {
     })
     .await
     .unwrap();
-    assert!(raw.state_sizes[0] < 16, "state {} bytes", raw.state_sizes[0]);
+    assert!(
+        raw.state_sizes[0] < 16,
+        "state {} bytes",
+        raw.state_sizes[0]
+    );
 }

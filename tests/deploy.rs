@@ -57,9 +57,18 @@ async fn make_plan(service: &str, env: &str) -> Result<Plan, ToolError> {
     }
     Ok(Plan {
         steps: vec![
-            Step { name: format!("build {service}"), risky: false },
-            Step { name: format!("migrate {env}"), risky: true },
-            Step { name: format!("switch {env}"), risky: true },
+            Step {
+                name: format!("build {service}"),
+                risky: false,
+            },
+            Step {
+                name: format!("migrate {env}"),
+                risky: true,
+            },
+            Step {
+                name: format!("switch {env}"),
+                risky: true,
+            },
         ],
     })
 }
@@ -83,10 +92,7 @@ async fn deploy(
             }
         }
     }
-    let (summary, roots) = mrtr::join!(
-        sample!(prompt(format!("Summarize {described}"))),
-        roots!()
-    );
+    let (summary, roots) = mrtr::join!(sample!(prompt(format!("Summarize {described}"))), roots!());
     Ok(format!(
         "{service} → {env}: {} ({} notes, {} roots)",
         summary.text(),
@@ -112,8 +118,13 @@ fn script(key: &str, request: &rmcp::model::InputRequest, _round: usize) -> serd
 
 #[tokio::test]
 async fn deploy_runs_through_every_round() {
-    let flow = drive(&deploy, json!({"service": "api"}), script).await.unwrap();
-    assert_eq!(text(&flow.output), "api → prod: all good (2 notes, 1 roots)");
+    let flow = drive(&deploy, json!({"service": "api"}), script)
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&flow.output),
+        "api → prod: all good (2 notes, 1 roots)"
+    );
     assert_eq!(flow.rounds.len(), 4);
     assert_eq!(flow.rounds[3], vec!["roots_3", "sample_2"]);
 }
@@ -121,18 +132,31 @@ async fn deploy_runs_through_every_round() {
 #[tokio::test]
 async fn deploy_cancel_returns_early_and_decline_continues() {
     let cancelled = drive(&deploy, json!({"service": "api"}), |key, request, round| {
-        if round == 1 { cancel() } else { script(key, request, round) }
+        if round == 1 {
+            cancel()
+        } else {
+            script(key, request, round)
+        }
     })
     .await
     .unwrap();
     assert_eq!(text(&cancelled.output), "cancelled");
     let declined = drive(&deploy, json!({"service": "api"}), |key, request, round| {
-        if round == 1 { decline() } else { script(key, request, round) }
+        if round == 1 {
+            decline()
+        } else {
+            script(key, request, round)
+        }
     })
     .await
     .unwrap();
-    assert_eq!(text(&declined.output), "api → prod: all good (1 notes, 1 roots)");
-    let refused = drive(&deploy, json!({"service": "api"}), |_, _, _| decline()).await.unwrap();
+    assert_eq!(
+        text(&declined.output),
+        "api → prod: all good (1 notes, 1 roots)"
+    );
+    let refused = drive(&deploy, json!({"service": "api"}), |_, _, _| decline())
+        .await
+        .unwrap();
     assert_eq!(refused.output.is_error, Some(true));
     assert_eq!(text(&refused.output), "the user declined");
 }
@@ -141,18 +165,27 @@ async fn deploy_cancel_returns_early_and_decline_continues() {
 async fn deploy_lists_its_arguments_and_inputs() {
     use mrtr::machine::{InputKind, Listing, Machine};
     let descriptor = deploy.descriptor();
-    let Listing::Tool(tool) = &descriptor.listing else { panic!("not a tool") };
+    let Listing::Tool(tool) = &descriptor.listing else {
+        panic!("not a tool")
+    };
     assert_eq!(tool.name, "deploy");
     assert_eq!(
         tool.description.as_deref(),
         Some("Deploy a service, asking which environment and for confirmation.")
     );
     let schema = serde_json::Value::Object((*tool.input_schema).clone());
-    assert_eq!(schema["properties"]["service"]["description"], "The service to deploy.");
+    assert_eq!(
+        schema["properties"]["service"]["description"],
+        "The service to deploy."
+    );
     assert_eq!(schema["required"], json!(["service"]));
     assert_eq!(
         descriptor.input_kinds,
-        vec![InputKind::FormElicitation, InputKind::Sampling, InputKind::Roots]
+        vec![
+            InputKind::FormElicitation,
+            InputKind::Sampling,
+            InputKind::Roots
+        ]
     );
     let missing = drive(&deploy, json!({}), script).await.err().unwrap();
     assert_eq!(missing.code, rmcp::model::ErrorCode::INVALID_PARAMS);
@@ -172,13 +205,27 @@ async fn twenty() -> String {
 /// Prints the state sizes (run with `--nocapture`); the assertions keep them bounded.
 #[tokio::test]
 async fn state_bytes_per_round() {
-    let raw = drive_raw(&deploy, json!({"service": "api"}), script).await.unwrap();
-    let sealed = drive(&deploy, json!({"service": "api"}), script).await.unwrap();
-    println!("deploy: raw state bytes per round {:?}, requestState chars {:?}", raw.state_sizes, sealed.state_sizes);
+    let raw = drive_raw(&deploy, json!({"service": "api"}), script)
+        .await
+        .unwrap();
+    let sealed = drive(&deploy, json!({"service": "api"}), script)
+        .await
+        .unwrap();
+    println!(
+        "deploy: raw state bytes per round {:?}, requestState chars {:?}",
+        raw.state_sizes, sealed.state_sizes
+    );
     assert!(raw.state_sizes.iter().all(|size| *size < 200));
-    let raw = drive_raw(&twenty, json!({}), |_, _, _| accept(json!({"text": "x"}))).await.unwrap();
-    let sealed = drive(&twenty, json!({}), |_, _, _| accept(json!({"text": "x"}))).await.unwrap();
-    println!("20-round loop: raw {:?}, requestState chars {:?}", raw.state_sizes, sealed.state_sizes);
+    let raw = drive_raw(&twenty, json!({}), |_, _, _| accept(json!({"text": "x"})))
+        .await
+        .unwrap();
+    let sealed = drive(&twenty, json!({}), |_, _, _| accept(json!({"text": "x"})))
+        .await
+        .unwrap();
+    println!(
+        "20-round loop: raw {:?}, requestState chars {:?}",
+        raw.state_sizes, sealed.state_sizes
+    );
     assert_eq!(text(&sealed.output), "x".repeat(20));
     assert_eq!(raw.state_sizes.len(), 20);
     assert!(raw.state_sizes[19] < raw.state_sizes[0] + 60);

@@ -15,15 +15,24 @@ async fn brainstorm_prompt(
     /// How many ideas.
     count: Option<String>,
 ) -> Vec<PromptMessage> {
-    let tone = ask!(choice("Tone?", ["serious", "playful"])).ok().unwrap_or_else(|| "neutral".into());
+    let tone = ask!(choice("Tone?", ["serious", "playful"]))
+        .ok()
+        .unwrap_or_else(|| "neutral".into());
     let count = count.unwrap_or_else(|| "3".into());
-    vec![PromptMessage::new_text(Role::User, format!("Give {count} {tone} ideas about {topic}."))]
+    vec![PromptMessage::new_text(
+        Role::User,
+        format!("Give {count} {tone} ideas about {topic}."),
+    )]
 }
 
 /// Today's notes, for the workspace the client shows.
 #[mrtr::resource(uri = "notes://today", mime_type = "text/plain")]
 async fn notes(cx: &RequestCx) -> String {
-    let roots = if cx.supports(mrtr::machine::InputKind::Roots) { roots!().len() } else { 0 };
+    let roots = if cx.supports(mrtr::machine::InputKind::Roots) {
+        roots!().len()
+    } else {
+        0
+    };
     format!("{roots} roots")
 }
 
@@ -40,7 +49,9 @@ async fn prompt_asks_then_returns_messages() {
         serde_json::to_value(message).unwrap()["content"]["text"],
         "Give 3 playful ideas about tea."
     );
-    let Listing::Prompt(prompt) = &brainstorm_prompt.descriptor().listing else { panic!() };
+    let Listing::Prompt(prompt) = &brainstorm_prompt.descriptor().listing else {
+        panic!()
+    };
     assert_eq!(prompt.name, "brainstorm");
     let arguments = prompt.arguments.as_ref().unwrap();
     assert_eq!(arguments[0].name, "topic");
@@ -51,14 +62,18 @@ async fn prompt_asks_then_returns_messages() {
 
 #[tokio::test]
 async fn resource_reads_with_roots() {
-    let flow = drive(&notes, json!({}), |_, _, _| roots(&["file:///a", "file:///b"]))
-        .await
-        .unwrap();
+    let flow = drive(&notes, json!({}), |_, _, _| {
+        roots(&["file:///a", "file:///b"])
+    })
+    .await
+    .unwrap();
     assert_eq!(flow.rounds.len(), 1);
     let contents = serde_json::to_value(&flow.output.contents[0]).unwrap();
     assert_eq!(contents["text"], "2 roots");
     assert_eq!(contents["uri"], "notes://today");
-    let Listing::Resource(resource) = &notes.descriptor().listing else { panic!() };
+    let Listing::Resource(resource) = &notes.descriptor().listing else {
+        panic!()
+    };
     assert_eq!(resource.uri, "notes://today");
     assert_eq!(resource.mime_type.as_deref(), Some("text/plain"));
 }

@@ -1,8 +1,8 @@
 mod machine_support;
 
+use machine_support::*;
 use mrtr::machine::ToolError;
 use serde_json::json;
-use machine_support::*;
 
 /// Greets someone.
 #[mrtr::tool]
@@ -18,10 +18,17 @@ async fn greet(greeting: String) -> Result<String, ToolError> {
 
 #[tokio::test]
 async fn greets() {
-    let flow = drive(&greet, json!({"greeting": "Hello"}), |key, _, round| match round {
-        0 => accept(json!({"text": "Ada"})),
-        _ => { let _ = key; accept(json!({"confirm": true})) }
-    })
+    let flow = drive(
+        &greet,
+        json!({"greeting": "Hello"}),
+        |key, _, round| match round {
+            0 => accept(json!({"text": "Ada"})),
+            _ => {
+                let _ = key;
+                accept(json!({"confirm": true}))
+            }
+        },
+    )
     .await
     .unwrap();
     assert_eq!(text(&flow.output), "HELLO, ADA!");

@@ -45,21 +45,21 @@ mod v2 {
 
 mod reformatted {
     #[mrtr::tool(name = "counter")]
-    pub async fn counter() -> String
-    {
+    pub async fn counter() -> String {
         // Only formatting and comments differ from v1.
-        let first =
-            ask!( text( "first?" ) ).ok().unwrap_or_default();
-        let second = ask!(text("second?"))
-            .ok()
-            .unwrap_or_default();
+        let first = ask!(text("first?")).ok().unwrap_or_default();
+        let second = ask!(text("second?")).ok().unwrap_or_default();
         format!("v1 {first} {second}")
     }
     pub use counter as tool;
 }
 
 fn answered(key: &str, text: &str) -> InputResponses {
-    [(key.to_string(), json!({"action": "accept", "content": {"text": text}}))].into()
+    [(
+        key.to_string(),
+        json!({"action": "accept", "content": {"text": text}}),
+    )]
+    .into()
 }
 
 #[test]
@@ -76,7 +76,11 @@ fn formatting_keeps_the_fingerprint_and_edits_change_it() {
 #[tokio::test]
 async fn a_state_from_another_version_restarts_the_flow() {
     let harness = Harness::new();
-    let Reply::InputRequired(first) = harness.request(&v1::tool, json!({}), None, None).await.unwrap() else {
+    let Reply::InputRequired(first) = harness
+        .request(&v1::tool, json!({}), None, None)
+        .await
+        .unwrap()
+    else {
         panic!("v1 should ask")
     };
     let token = first.request_state.clone();
@@ -85,30 +89,56 @@ async fn a_state_from_another_version_restarts_the_flow() {
         .request(&v2::tool, json!({}), token, Some(answered("ask_0", "a")))
         .await
         .unwrap();
-    let Reply::InputRequired(restarted) = reply else { panic!("expected a restart") };
+    let Reply::InputRequired(restarted) = reply else {
+        panic!("expected a restart")
+    };
     let requests = restarted.input_requests.unwrap();
     let request = serde_json::to_value(&requests["ask_0"]).unwrap();
-    assert_eq!(request["params"]["message"], "first (v2)?", "v2 starts from the beginning");
+    assert_eq!(
+        request["params"]["message"], "first (v2)?",
+        "v2 starts from the beginning"
+    );
 }
 
 #[tokio::test]
 async fn compat_tag_continues_the_flow_across_a_hotfix() {
     let harness = Harness::new();
-    let Reply::InputRequired(first) = harness.request(&v1::compat_tool, json!({}), None, None).await.unwrap() else {
+    let Reply::InputRequired(first) = harness
+        .request(&v1::compat_tool, json!({}), None, None)
+        .await
+        .unwrap()
+    else {
         panic!("v1 should ask")
     };
     let reply = harness
-        .request(&v2::compat_tool, json!({}), first.request_state, Some(answered("ask_0", "a")))
+        .request(
+            &v2::compat_tool,
+            json!({}),
+            first.request_state,
+            Some(answered("ask_0", "a")),
+        )
         .await
         .unwrap();
-    let Reply::InputRequired(second) = reply else { panic!("expected the second question") };
+    let Reply::InputRequired(second) = reply else {
+        panic!("expected the second question")
+    };
     let requests = second.input_requests.unwrap();
     let request = serde_json::to_value(&requests["ask_1"]).unwrap();
     assert_eq!(request["params"]["message"], "second, fixed?");
     let done = harness
-        .request(&v2::compat_tool, json!({}), second.request_state, Some(answered("ask_1", "b")))
+        .request(
+            &v2::compat_tool,
+            json!({}),
+            second.request_state,
+            Some(answered("ask_1", "b")),
+        )
         .await
         .unwrap();
-    let Reply::Complete(result) = done else { panic!("expected completion") };
-    assert_eq!(serde_json::to_value(&result).unwrap()["content"][0]["text"], "v2 a b");
+    let Reply::Complete(result) = done else {
+        panic!("expected completion")
+    };
+    assert_eq!(
+        serde_json::to_value(&result).unwrap()["content"][0]["text"],
+        "v2 a b"
+    );
 }

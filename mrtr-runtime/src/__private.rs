@@ -10,12 +10,12 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::machine::InputKind;
+pub use crate::machine::input as builders;
 pub use crate::machine::{
     Answers, Elicited, Input, IntoPromptResult, IntoResourceResult, IntoStateIter, IntoToolResult,
     Machine, MachineDescriptor, Outcome, Roots, Run, Sampled, Step, StepError, StepFuture, Suspend,
 };
-pub use crate::machine::InputKind;
-pub use crate::machine::input as builders;
 
 pub use ::core;
 pub use ::std;

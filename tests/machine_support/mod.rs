@@ -33,7 +33,12 @@ pub async fn drive_with<M: Machine>(
     loop {
         assert!(rounds.len() < 1000, "too many rounds");
         match harness
-            .request(machine, arguments.clone(), request_state.take(), input_responses.take())
+            .request(
+                machine,
+                arguments.clone(),
+                request_state.take(),
+                input_responses.take(),
+            )
             .await?
         {
             Reply::Complete(output) => {
@@ -45,8 +50,11 @@ pub async fn drive_with<M: Machine>(
             }
             Reply::InputRequired(result) => {
                 let round = rounds.len();
-                let requests: Vec<(String, InputRequest)> =
-                    result.input_requests.unwrap_or_default().into_iter().collect();
+                let requests: Vec<(String, InputRequest)> = result
+                    .input_requests
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
                 rounds.push(requests.iter().map(|(key, _)| key.clone()).collect());
                 state_sizes.push(result.request_state.as_ref().map_or(0, String::len));
                 let responses: InputResponses = requests
@@ -153,8 +161,12 @@ pub fn roots(uris: &[&str]) -> Value {
 pub fn message(request: &InputRequest) -> String {
     match request {
         InputRequest::Elicitation(elicit) => match &elicit.params {
-            rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } => message.clone(),
-            rmcp::model::ElicitRequestParams::UrlElicitationParams { message, .. } => message.clone(),
+            rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } => {
+                message.clone()
+            }
+            rmcp::model::ElicitRequestParams::UrlElicitationParams { message, .. } => {
+                message.clone()
+            }
             _ => String::new(),
         },
         #[allow(deprecated)]

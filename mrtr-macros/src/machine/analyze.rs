@@ -119,7 +119,12 @@ fn term_live(cfg: &Cfg, live_in: &[BTreeSet<VarId>], term: &Term) -> BTreeSet<Va
     }
 }
 
-fn item_step(cfg: &Cfg, live_in: &[BTreeSet<VarId>], item: &Item, after: &BTreeSet<VarId>) -> BTreeSet<VarId> {
+fn item_step(
+    cfg: &Cfg,
+    live_in: &[BTreeSet<VarId>],
+    item: &Item,
+    after: &BTreeSet<VarId>,
+) -> BTreeSet<VarId> {
     match item {
         Item::Stmt(code) => {
             let mut live = after.clone();

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use proc_macro2::{Span, TokenStream};
 use syn::Ident;
 
-use super::suspension::{KindHint, SuspensionKind};
+use super::suspension::KindHint;
 
 /// Index of a [`Var`].
 pub type VarId = usize;
@@ -104,8 +104,6 @@ pub struct Request {
     pub input: Code,
     /// Capabilities it may need.
     pub kinds: Vec<KindHint>,
-    /// Which macro asked.
-    pub kind: SuspensionKind,
 }
 
 /// A suspension point.

@@ -6,7 +6,9 @@ use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Macro};
 
 use super::errors::Errors;
-use super::suspension::{SuspensionKind, parse_suspension, suspension_kind, tokens_mention_suspension};
+use super::suspension::{
+    SuspensionKind, parse_suspension, suspension_kind, tokens_mention_suspension,
+};
 
 /// Where the walk currently is, innermost last.
 #[derive(Clone, Copy)]
@@ -121,7 +123,9 @@ impl<'ast> Visit<'ast> for Checker<'_> {
     }
 
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
-        self.nested(Context::Closure, |this| visit::visit_expr_closure(this, closure));
+        self.nested(Context::Closure, |this| {
+            visit::visit_expr_closure(this, closure)
+        });
     }
 
     fn visit_expr_async(&mut self, block: &'ast syn::ExprAsync) {
@@ -133,7 +137,9 @@ impl<'ast> Visit<'ast> for Checker<'_> {
     }
 
     fn visit_expr_unsafe(&mut self, block: &'ast syn::ExprUnsafe) {
-        self.nested(Context::Unsafe, |this| visit::visit_expr_unsafe(this, block));
+        self.nested(Context::Unsafe, |this| {
+            visit::visit_expr_unsafe(this, block)
+        });
     }
 
     fn visit_expr_const(&mut self, block: &'ast syn::ExprConst) {
@@ -142,7 +148,9 @@ impl<'ast> Visit<'ast> for Checker<'_> {
 
     fn visit_expr_block(&mut self, block: &'ast syn::ExprBlock) {
         if block.label.is_some() {
-            self.nested(Context::LabeledBlock, |this| visit::visit_expr_block(this, block));
+            self.nested(Context::LabeledBlock, |this| {
+                visit::visit_expr_block(this, block)
+            });
         } else {
             visit::visit_expr_block(self, block);
         }

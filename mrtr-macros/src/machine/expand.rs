@@ -83,14 +83,17 @@ impl Gen<'_> {
         let mut out = TokenStream::new();
         let mut index = 0;
         while index < trees.len() {
-            if let (TokenTree::Ident(ident), Some(TokenTree::Punct(bang)), Some(TokenTree::Group(group))) =
-                (&trees[index], trees.get(index + 1), trees.get(index + 2))
+            if let (
+                TokenTree::Ident(ident),
+                Some(TokenTree::Punct(bang)),
+                Some(TokenTree::Group(group)),
+            ) = (&trees[index], trees.get(index + 1), trees.get(index + 2))
+                && ident == "__mrtr_jump"
+                && bang.as_char() == '!'
             {
-                if ident == "__mrtr_jump" && bang.as_char() == '!' {
-                    out.extend(self.jump(group.stream(), access));
-                    index += 3;
-                    continue;
-                }
+                out.extend(self.jump(group.stream(), access));
+                index += 3;
+                continue;
             }
             match &trees[index] {
                 TokenTree::Group(group) => {
@@ -181,8 +184,12 @@ impl Gen<'_> {
                 || block
                     .scope
                     .iter()
-                    .any(|(name, id)| id == var && *name == info.ident.to_string());
-            let ident = if visible { info.ident.clone() } else { hidden(*var) };
+                    .any(|(name, id)| id == var && info.ident == name);
+            let ident = if visible {
+                info.ident.clone()
+            } else {
+                hidden(*var)
+            };
             let field = field(*var);
             bindings.push(quote!(#field: mut #ident));
             access.idents.insert(*var, ident);
@@ -222,13 +229,14 @@ impl Gen<'_> {
                         .iter()
                         .find(|(visible, _)| *visible == name)
                         .map(|(_, var)| *var);
-                    if let Some(old) = shadowed {
-                        if old != *def && live_after.contains(&old) {
-                            let current = self.var_expr(access, old);
-                            let hidden = hidden(old);
-                            moves.extend(quote!(let mut #hidden = #current;));
-                            access.idents.insert(old, hidden);
-                        }
+                    if let Some(old) = shadowed
+                        && old != *def
+                        && live_after.contains(&old)
+                    {
+                        let current = self.var_expr(access, old);
+                        let hidden = hidden(old);
+                        moves.extend(quote!(let mut #hidden = #current;));
+                        access.idents.insert(old, hidden);
                     }
                 }
                 let tokens = match (init, moves.is_empty()) {
@@ -518,8 +526,9 @@ fn descriptor(function: &MachineFn, kinds: &BTreeSet<KindHint>, fingerprint: u64
                 .as_ref()
                 .map(|uri| uri.value())
                 .unwrap_or_default();
-            let description = (!doc.is_empty())
-                .then(|| quote!(resource.description = ::core::option::Option::Some(#doc.to_string());));
+            let description = (!doc.is_empty()).then(
+                || quote!(resource.description = ::core::option::Option::Some(#doc.to_string());),
+            );
             let mime = function.args.mime_type.as_ref().map(|mime| {
                 quote!(resource.mime_type = ::core::option::Option::Some(#mime.to_string());)
             });
@@ -534,7 +543,12 @@ fn descriptor(function: &MachineFn, kinds: &BTreeSet<KindHint>, fingerprint: u64
 }
 
 /// Generates the machine.
-pub fn expand(function: &MachineFn, cfg: &Cfg, liveness: &Liveness, fingerprint: u64) -> TokenStream {
+pub fn expand(
+    function: &MachineFn,
+    cfg: &Cfg,
+    liveness: &Liveness,
+    fingerprint: u64,
+) -> TokenStream {
     let generator = Gen { cfg, liveness };
     let reachable = cfg.reachable();
     let name = &function.ident;
@@ -624,14 +638,19 @@ pub fn expand(function: &MachineFn, cfg: &Cfg, liveness: &Liveness, fingerprint:
             quote!(#field: #value)
         }
     });
-    let cx = function.cx.as_ref().map(|cx| quote!(let #cx = run.cx;));
+    let cx = function
+        .cx
+        .as_ref()
+        .map(|(cx, ty)| quote!(let #cx: #ty = run.cx;));
     let blocks = (0..cfg.blocks.len())
         .filter(|block| reachable[*block])
         .map(|block| generator.block(block));
     let items = &cfg.items;
     let convert = match function.kind {
         Kind::Tool => quote!(::mrtr::__private::IntoToolResult::into_tool_result(value)?),
-        Kind::Prompt => quote!(::mrtr::__private::IntoPromptResult::into_prompt_result(value)?),
+        Kind::Prompt => quote!(::mrtr::__private::IntoPromptResult::into_prompt_result(
+            value
+        )?),
         Kind::Resource => {
             let uri = function
                 .args

@@ -86,9 +86,10 @@ mod tests {
     #[test]
     fn formatting_does_not_change_the_fingerprint() {
         let a: TokenStream = "{ let x = ask!(text(\"a\")); x }".parse().unwrap();
-        let b: TokenStream = "{\n    let x =\n        ask!( text( \"a\" ) );\n    // comment\n    x\n}"
-            .parse()
-            .unwrap();
+        let b: TokenStream =
+            "{\n    let x =\n        ask!( text( \"a\" ) );\n    // comment\n    x\n}"
+                .parse()
+                .unwrap();
         let sig = quote!(fn f());
         assert_eq!(
             fingerprint("tool", "f", sig.clone(), a.clone(), None),

@@ -105,7 +105,10 @@ impl Redirect<'_> {
         match label {
             Some(label) => {
                 let name = label.ident.to_string();
-                if self.inner_loops.iter().any(|l| l.as_deref() == Some(&*name))
+                if self
+                    .inner_loops
+                    .iter()
+                    .any(|l| l.as_deref() == Some(&*name))
                     || self.inner_blocks.contains(&name)
                 {
                     return None;
@@ -643,7 +646,6 @@ impl<'e> Lowerer<'e> {
                 key,
                 input,
                 kinds: spec.kinds,
-                kind: spec.kind,
             });
         }
         let answer = self.temp();
@@ -662,7 +664,13 @@ impl<'e> Lowerer<'e> {
     }
 
     /// Lowers a branch body into an edge ending at `join`.
-    fn branch(&mut self, body: &Expr, binds: &[Ident], dest: Dest, join: BlockId) -> (Edge, Vec<VarId>) {
+    fn branch(
+        &mut self,
+        body: &Expr,
+        binds: &[Ident],
+        dest: Dest,
+        join: BlockId,
+    ) -> (Edge, Vec<VarId>) {
         if !expr_has(body) {
             let code = self.code(body.clone(), binds);
             return (
@@ -718,7 +726,13 @@ impl<'e> Lowerer<'e> {
                 self.goto(header);
                 self.enter(header);
                 let exit = self.new_block();
-                self.lower_loop_body(expr_loop.label.as_ref(), &expr_loop.body, header, exit, dest);
+                self.lower_loop_body(
+                    expr_loop.label.as_ref(),
+                    &expr_loop.body,
+                    header,
+                    exit,
+                    dest,
+                );
             }
             Expr::While(expr_while) => {
                 let header = self.new_block();
@@ -766,7 +780,13 @@ impl<'e> Lowerer<'e> {
                 let _ = bind_vars;
                 self.terminate(term);
                 self.enter(body);
-                self.loop_body_into(expr_while.label.as_ref(), &expr_while.body, header, exit, None);
+                self.loop_body_into(
+                    expr_while.label.as_ref(),
+                    &expr_while.body,
+                    header,
+                    exit,
+                    None,
+                );
                 self.scopes.pop();
                 self.finish_loop(exit, dest, None);
             }

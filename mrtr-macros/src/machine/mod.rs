@@ -53,7 +53,12 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
         &function.listed_name(),
         function.signature_tokens.clone(),
         body_tokens,
-        function.args.compat.as_ref().map(syn::LitStr::value).as_deref(),
+        function
+            .args
+            .compat
+            .as_ref()
+            .map(syn::LitStr::value)
+            .as_deref(),
     );
     expand::expand(&function, &cfg, &liveness, fingerprint)
 }

@@ -37,7 +37,9 @@ pub struct Mentions {
 
 impl Mentions {
     fn is_bound(&self, name: &str) -> bool {
-        self.bound.iter().any(|frame| frame.iter().any(|bound| bound == name))
+        self.bound
+            .iter()
+            .any(|frame| frame.iter().any(|bound| bound == name))
     }
 
     fn mention(&mut self, name: String) {
@@ -81,11 +83,12 @@ impl Mentions {
 
 impl<'ast> Visit<'ast> for Mentions {
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
-        if path.qself.is_none() && path.path.leading_colon.is_none() {
-            if let Some(ident) = path.path.get_ident() {
-                self.mention(ident.to_string());
-                return;
-            }
+        if path.qself.is_none()
+            && path.path.leading_colon.is_none()
+            && let Some(ident) = path.path.get_ident()
+        {
+            self.mention(ident.to_string());
+            return;
         }
         visit::visit_expr_path(self, path);
     }

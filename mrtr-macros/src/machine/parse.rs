@@ -4,7 +4,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Meta, Pat, ReturnType, Token, Type, Visibility};
+use syn::{
+    Attribute, FnArg, Ident, ItemFn, LitStr, Meta, Pat, ReturnType, Token, Type, Visibility,
+};
 
 use super::errors::Errors;
 
@@ -75,8 +77,8 @@ pub struct MachineFn {
     pub doc: String,
     /// Arguments.
     pub params: Vec<Param>,
-    /// The `&RequestCx` parameter's name, if any.
-    pub cx: Option<Ident>,
+    /// The `&RequestCx` parameter's name and type, if any.
+    pub cx: Option<(Ident, Type)>,
     /// The declared return type (`()` when absent).
     pub ret: Type,
     /// The body.
@@ -110,11 +112,18 @@ pub fn parse_args(kind: Kind, tokens: TokenStream, errors: &mut Errors) -> Args 
         let Meta::NameValue(pair) = &meta else {
             errors.at(
                 meta.path().span_or_call_site(),
-                format!("expected `key = \"value\"` in #[mrtr::{}(..)]", kind.as_str()),
+                format!(
+                    "expected `key = \"value\"` in #[mrtr::{}(..)]",
+                    kind.as_str()
+                ),
             );
             continue;
         };
-        let key = pair.path.get_ident().map(Ident::to_string).unwrap_or_default();
+        let key = pair
+            .path
+            .get_ident()
+            .map(Ident::to_string)
+            .unwrap_or_default();
         let value = match &pair.value {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(lit),
@@ -193,14 +202,20 @@ pub fn doc_text(attrs: &[Attribute]) -> String {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let Meta::NameValue(pair) = &attr.meta {
-            if let syn::Expr::Lit(syn::ExprLit {
+        if let Meta::NameValue(pair) = &attr.meta
+            && let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(lit),
                 ..
             }) = &pair.value
+        {
             {
                 let line = lit.value();
-                lines.push(line.strip_prefix(' ').unwrap_or(&line).trim_end().to_string());
+                lines.push(
+                    line.strip_prefix(' ')
+                        .unwrap_or(&line)
+                        .trim_end()
+                        .to_string(),
+                );
             }
         }
     }
@@ -267,7 +282,7 @@ pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> Ma
             if cx.is_some() {
                 errors.at(spanned(typed), "only one `&RequestCx` parameter is allowed");
             }
-            cx = Some(pat.ident.clone());
+            cx = Some((pat.ident.clone(), (*typed.ty).clone()));
             continue;
         }
         if let Type::Reference(reference) = &*typed.ty {

@@ -61,10 +61,10 @@ pub fn tokens_mention_suspension(tokens: &TokenStream) -> Option<Span> {
             TokenTree::Ident(ident)
                 if ["ask", "sample", "roots", "join"].contains(&ident.to_string().as_str()) =>
             {
-                if let Some(TokenTree::Punct(punct)) = trees.get(index + 1) {
-                    if punct.as_char() == '!' {
-                        return Some(ident.span());
-                    }
+                if let Some(TokenTree::Punct(punct)) = trees.get(index + 1)
+                    && punct.as_char() == '!'
+                {
+                    return Some(ident.span());
                 }
             }
             TokenTree::Group(group) => {
@@ -118,8 +118,6 @@ pub struct InputSpec {
     pub expr: Expr,
     /// Capabilities it may need.
     pub kinds: Vec<KindHint>,
-    /// The macro's span.
-    pub span: Span,
 }
 
 struct KeyedInput {
@@ -227,10 +225,14 @@ fn parse_one(kind: SuspensionKind, mac: &Macro) -> syn::Result<InputSpec> {
             let Some(mut expr) = parsed.expr else {
                 return Err(syn::Error::new(
                     span,
-                    format!("`{name}!` needs an input, e.g. `{name}!({})`", match kind {
-                        SuspensionKind::Ask => "choice(\"Which environment?\", [\"staging\", \"prod\"])",
-                        _ => "prompt(\"Summarize the plan\")",
-                    }),
+                    format!(
+                        "`{name}!` needs an input, e.g. `{name}!({})`",
+                        match kind {
+                            SuspensionKind::Ask =>
+                                "choice(\"Which environment?\", [\"staging\", \"prod\"])",
+                            _ => "prompt(\"Summarize the plan\")",
+                        }
+                    ),
                 ));
             };
             let builder = qualify_builders(&mut expr);
@@ -260,7 +262,6 @@ fn parse_one(kind: SuspensionKind, mac: &Macro) -> syn::Result<InputSpec> {
         key: parsed.key,
         expr,
         kinds,
-        span,
     })
 }
 

@@ -58,9 +58,13 @@ fn malformed_input_is_an_error_not_a_panic() {
         quote!({ ask!(key = 3, text("a")) }),
         quote!({ join!(ask!(text("a"))) }),
         quote!({ roots!(text("a")) }),
-        quote!({ let f = || ask!(text("a")); }),
+        quote!({
+            let f = || ask!(text("a"));
+        }),
         quote!({ while ask!(confirm("a")).is_accepted() {} }),
-        quote!({ println!("{:?}", ask!(text("a"))); }),
+        quote!({
+            println!("{:?}", ask!(text("a")));
+        }),
     ] {
         let item: syn::ItemFn = syn::parse2(quote!(async fn t() #body)).unwrap();
         let mut errors = errors::Errors::default();
@@ -76,7 +80,9 @@ fn show() {
     let Ok(body) = std::env::var("MRTR_SHOW") else {
         return;
     };
-    let item: TokenStream = format!("async fn t(n: u32) -> String {body}").parse().unwrap();
+    let item: TokenStream = format!("async fn t(n: u32) -> String {body}")
+        .parse()
+        .unwrap();
     let out = expand_attribute(Kind::Tool, TokenStream::new(), item);
     let file: syn::File = syn::parse2(out.clone()).unwrap_or_else(|e| panic!("{e}\n{out}"));
     println!("{}", prettyplease::unparse(&file));
@@ -90,11 +96,20 @@ fn expand_file(source: &str) -> String {
             continue;
         };
         let position = item_fn.attrs.iter().position(|attr| {
-            attr.path().segments.first().is_some_and(|s| s.ident == "mrtr")
+            attr.path()
+                .segments
+                .first()
+                .is_some_and(|s| s.ident == "mrtr")
         });
         let Some(position) = position else { continue };
         let attr = item_fn.attrs.remove(position);
-        let kind = match attr.path().segments.last().map(|s| s.ident.to_string()).as_deref() {
+        let kind = match attr
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .as_deref()
+        {
             Some("prompt") => Kind::Prompt,
             Some("resource") => Kind::Resource,
             _ => Kind::Tool,
@@ -131,7 +146,10 @@ fn expansion_snapshots() {
         } else {
             let expected = std::fs::read_to_string(&golden)
                 .unwrap_or_else(|_| panic!("missing {}; run with MRTR_BLESS=1", golden.display()));
-            assert_eq!(expanded, expected, "{name} expands differently; run with MRTR_BLESS=1 if intended");
+            assert_eq!(
+                expanded, expected,
+                "{name} expands differently; run with MRTR_BLESS=1 if intended"
+            );
         }
         checked += 1;
     }
@@ -156,5 +174,8 @@ fn expansion_time() {
         let _ = expand_file(tool);
     }
     let per = started.elapsed() / runs;
-    println!("largest test tool (`loops`, {} lines): {per:?} per expansion (incl. pretty-printing)", tool.lines().count());
+    println!(
+        "largest test tool (`loops`, {} lines): {per:?} per expansion (incl. pretty-printing)",
+        tool.lines().count()
+    );
 }

@@ -33,8 +33,8 @@ use serde::de::DeserializeOwned;
 
 pub use answers::{AnswerError, AnswerProblem, Answers};
 pub use input::Input;
-pub use kind::InputKind;
 pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
+pub use kind::InputKind;
 pub use outcome::{Elicited, NotAccepted, Outcome, Roots, Sampled, WorkspaceRoot};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
 

@@ -5,8 +5,8 @@ use std::fmt;
 
 use rmcp::handler::server::wrapper::Json;
 use rmcp::model::{
-    CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents,
-    Role,
+    CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult,
+    ResourceContents, Role,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -147,7 +147,9 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, StepError> {
         match self {
             Ok(value) => value.into_tool_result(),
-            Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(error.to_string())])),
+            Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(
+                error.to_string(),
+            )])),
         }
     }
 }
