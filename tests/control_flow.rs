@@ -412,3 +412,19 @@ async fn moved_locals_are_not_stored_and_join_is_one_round() {
         raw.state_sizes[0]
     );
 }
+
+/// `?` and `return` inside a format-like macro's arguments still target the function.
+#[mrtr::tool]
+async fn in_macro_args(raw: String) -> Result<String, ToolError> {
+    let name = ask!(text("Name?")).accepted()?;
+    let line = format!("{name}:{}", raw.parse::<u8>()?);
+    Ok(line)
+}
+
+#[tokio::test]
+async fn question_mark_inside_macro_arguments() {
+    let ok = drive(&in_macro_args, json!({"raw": "7"}), |_, _, _| answer_text("a")).await.unwrap();
+    assert_eq!(text(&ok.output), "a:7");
+    let bad = drive(&in_macro_args, json!({"raw": "x"}), |_, _, _| answer_text("a")).await.unwrap();
+    assert_eq!(bad.output.is_error, Some(true));
+}

@@ -9,7 +9,8 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
-use syn::{Expr, Ident, Pat, Stmt};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Ident, Pat, Stmt, Token};
 
 use super::cfg::*;
 use super::errors::Errors;
@@ -216,6 +217,24 @@ impl VisitMut for Redirect<'_> {
                 *expr = self.jump(header, None, TokenStream::new());
             }
             _ => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        // Format-like macros (`println!("{}", x?)`): redirect inside their arguments too.
+        if suspension_kind(mac).is_some() {
+            return;
+        }
+        let Ok(mut args) = mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+        else {
+            return;
+        };
+        let before = args.to_token_stream().to_string();
+        for arg in args.iter_mut() {
+            self.visit_expr_mut(arg);
+        }
+        if args.to_token_stream().to_string() != before {
+            mac.tokens = args.to_token_stream();
         }
     }
 

@@ -179,3 +179,92 @@ fn expansion_time() {
         tool.lines().count()
     );
 }
+
+/// Every token of `tokens`, delimiters as their own tokens.
+fn flat_tokens(tokens: TokenStream, out: &mut Vec<String>) {
+    use proc_macro2::{Delimiter, TokenTree};
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push(open.into());
+                flat_tokens(group.stream(), out);
+                out.push(close.into());
+            }
+            TokenTree::Punct(punct) => out.push(punct.as_char().to_string()),
+            other => out.push(other.to_string()),
+        }
+    }
+}
+
+fn corpus() -> &'static [Vec<String>] {
+    static CORPUS: std::sync::OnceLock<Vec<Vec<String>>> = std::sync::OnceLock::new();
+    CORPUS.get_or_init(read_corpus)
+}
+
+fn read_corpus() -> Vec<Vec<String>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut sources = Vec::new();
+    for file in ["tests/control_flow.rs", "tests/deploy.rs"] {
+        sources.push(std::fs::read_to_string(root.join(file)).unwrap());
+    }
+    for dir in ["tests/expand", "tests/ui"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "rs") {
+                sources.push(std::fs::read_to_string(entry.path()).unwrap());
+            }
+        }
+    }
+    let mut functions = Vec::new();
+    for source in sources {
+        let Ok(file) = syn::parse_file(&source) else { continue };
+        for item in file.items {
+            if let syn::Item::Fn(mut item_fn) = item {
+                item_fn.attrs.retain(|attr| !attr.path().segments.first().is_some_and(|s| s.ident == "mrtr"));
+                let mut tokens = Vec::new();
+                flat_tokens(quote!(#item_fn), &mut tokens);
+                functions.push(tokens);
+            }
+        }
+    }
+    functions
+}
+
+const INSERTABLE: &[&str] = &[
+    "ask", "!", "(", ")", "{", "}", ";", ",", "?", "return", "break", "continue", "loop", "while",
+    "for", "in", "if", "else", "match", "=>", "let", "mut", "&", "&&", "||", ".", "|", "x",
+    "sample", "roots", "join", "'a", ":", "async", "move", "fn", "=", "_", "1", "\"s\"", "..",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Malformed input always becomes an error (or a valid expansion), never a panic.
+    #[test]
+    fn mutated_functions_never_panic(
+        pick in 0usize..1000,
+        edits in proptest::collection::vec((0u8..3, 0usize..10_000, 0usize..INSERTABLE.len()), 1..6),
+        kind in 0u8..3,
+    ) {
+        let corpus = corpus();
+        let mut tokens = corpus[pick % corpus.len()].clone();
+        for (op, at, insert) in edits {
+            if tokens.is_empty() { break; }
+            let at = at % tokens.len();
+            match op {
+                0 => { tokens.remove(at); }
+                1 => tokens.insert(at, INSERTABLE[insert].to_string()),
+                _ => { let t = tokens[at].clone(); tokens.insert(at, t); }
+            }
+        }
+        let Ok(item) = tokens.join(" ").parse::<TokenStream>() else { return Ok(()); };
+        let kind = [Kind::Tool, Kind::Prompt, Kind::Resource][kind as usize];
+        let result = std::panic::catch_unwind(|| expand_attribute(kind, TokenStream::new(), item.clone()));
+        proptest::prop_assert!(result.is_ok(), "panicked on {}", item);
+    }
+}
