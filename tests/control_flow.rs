@@ -423,8 +423,16 @@ async fn in_macro_args(raw: String) -> Result<String, ToolError> {
 
 #[tokio::test]
 async fn question_mark_inside_macro_arguments() {
-    let ok = drive(&in_macro_args, json!({"raw": "7"}), |_, _, _| answer_text("a")).await.unwrap();
+    let ok = drive(&in_macro_args, json!({"raw": "7"}), |_, _, _| {
+        answer_text("a")
+    })
+    .await
+    .unwrap();
     assert_eq!(text(&ok.output), "a:7");
-    let bad = drive(&in_macro_args, json!({"raw": "x"}), |_, _, _| answer_text("a")).await.unwrap();
+    let bad = drive(&in_macro_args, json!({"raw": "x"}), |_, _, _| {
+        answer_text("a")
+    })
+    .await
+    .unwrap();
     assert_eq!(bad.output.is_error, Some(true));
 }

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
-use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, Pat, Stmt, Token};
 
 use super::cfg::*;

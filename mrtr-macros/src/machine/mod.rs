@@ -13,6 +13,8 @@ pub mod parse;
 pub mod suspension;
 
 #[cfg(test)]
+mod difftest;
+#[cfg(test)]
 mod tests;
 
 use proc_macro2::TokenStream;

@@ -222,10 +222,17 @@ fn read_corpus() -> Vec<Vec<String>> {
     }
     let mut functions = Vec::new();
     for source in sources {
-        let Ok(file) = syn::parse_file(&source) else { continue };
+        let Ok(file) = syn::parse_file(&source) else {
+            continue;
+        };
         for item in file.items {
             if let syn::Item::Fn(mut item_fn) = item {
-                item_fn.attrs.retain(|attr| !attr.path().segments.first().is_some_and(|s| s.ident == "mrtr"));
+                item_fn.attrs.retain(|attr| {
+                    attr.path()
+                        .segments
+                        .first()
+                        .is_none_or(|s| s.ident != "mrtr")
+                });
                 let mut tokens = Vec::new();
                 flat_tokens(quote!(#item_fn), &mut tokens);
                 functions.push(tokens);
