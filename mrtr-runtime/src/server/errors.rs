@@ -58,6 +58,23 @@ fn merge_objects(into: &mut serde_json::Map<String, Value>, from: serde_json::Ma
     }
 }
 
+/// `-32602` for a `tools/call`, `prompts/get` or `resources/read` whose params do not
+/// parse; `None` for any other method. The message names the offending field.
+pub(crate) fn unparsable_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    let params = params.cloned().unwrap_or(Value::Null);
+    let problem = match method {
+        "tools/call" => serde_json::from_value::<rmcp::model::CallToolRequestParams>(params).err(),
+        "prompts/get" => serde_json::from_value::<rmcp::model::GetPromptRequestParams>(params).err(),
+        "resources/read" => serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(params).err(),
+        _ => return None,
+    };
+    let detail = problem.map_or_else(|| "params do not match the method".to_string(), |e| e.to_string());
+    Some(ErrorData::invalid_params(
+        format!("invalid {method} params: {detail} (requestState must be a string, inputResponses an object)"),
+        None,
+    ))
+}
+
 /// `-32603` for a machine bug; the detail is logged, not sent.
 pub(crate) fn internal(detail: &str) -> ErrorData {
     tracing::error!(detail, "mrtr machine failed");
@@ -81,6 +98,15 @@ mod tests {
             data["requiredCapabilities"],
             serde_json::json!({"elicitation": {"form": {}, "url": {}}, "roots": {}})
         );
+    }
+
+    #[test]
+    fn unparsable_mrtr_params_are_invalid_params_naming_the_problem() {
+        let params = serde_json::json!({"name": "t", "requestState": 5});
+        let error = unparsable_params("tools/call", Some(&params)).expect("tools/call is ours");
+        assert_eq!(error.code.0, -32602);
+        assert!(error.message.contains("invalid tools/call params"), "{}", error.message);
+        assert!(unparsable_params("custom/thing", Some(&params)).is_none());
     }
 
     #[test]

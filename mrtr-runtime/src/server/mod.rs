@@ -668,6 +668,11 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: rmcp::model::CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        // rmcp routes a known method whose params do not parse (e.g. a non-string
+        // `requestState`) here; answer it as the invalid-params error it is.
+        if let Some(error) = errors::unparsable_params(&request.method, request.params.as_ref()) {
+            return Err(error);
+        }
         self.inner
             .fallback
             .on_custom_request(request, context)

@@ -532,6 +532,41 @@ mod tests {
     }
 
     #[test]
+    fn process_local_keys_warn_about_multi_instance_deployments() {
+        use std::sync::{Arc, Mutex};
+
+        #[derive(Clone, Default)]
+        struct Captured(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Captured {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let ring =
+            tracing::subscriber::with_default(subscriber, KeyRing::generate_process_local).unwrap();
+        assert_eq!(ring.key_ids().count(), 1);
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert!(log.contains("WARN"), "{log}");
+        assert!(log.contains("MRTR_KEYS"), "{log}");
+        assert!(log.contains("Multi-instance"), "{log}");
+        assert!(
+            !log.contains(&ring.sealing_key().to_base64url()),
+            "the key must not be logged"
+        );
+    }
+
+    #[test]
     fn generated_keys_round_trip_through_text() {
         let key = SecretKey::generate().unwrap();
         let text = key.to_base64url();
