@@ -23,7 +23,18 @@ struct Wire {
 
 impl Wire {
     /// Posts one stateless 2026-07-28 request and returns the JSON-RPC response object.
-    async fn post(&self, method: &str, mut params: Value, capabilities: Value) -> Value {
+    async fn post(&self, method: &str, params: Value, capabilities: Value) -> Value {
+        self.post_as(None, method, params, capabilities).await
+    }
+
+    /// Like `post`, with an `Authorization` header when `bearer` is given.
+    async fn post_as(
+        &self,
+        bearer: Option<&str>,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Value {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -39,6 +50,9 @@ impl Wire {
         if let Some(name) = params.get("name").and_then(Value::as_str) {
             request = request.header("Mcp-Name", name);
         }
+        if let Some(bearer) = bearer {
+            request = request.header("Authorization", format!("Bearer {bearer}"));
+        }
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let response = request.json(&body).send().await.expect("server answers");
         let text = response.text().await.expect("a body");
@@ -47,12 +61,15 @@ impl Wire {
             .lines()
             .filter_map(|line| line.strip_prefix("data:"))
             .map(str::trim)
-            .filter(|line| !line.is_empty())
-            .last()
+            .rfind(|line| !line.is_empty())
             .map(str::to_owned)
             .unwrap_or(text);
         let message: Value = serde_json::from_str(&json_text).expect("a JSON-RPC message");
-        assert_eq!(message["id"], json!(id), "the response echoes the request id: {message}");
+        assert_eq!(
+            message["id"],
+            json!(id),
+            "the response echoes the request id: {message}"
+        );
         message
     }
 
@@ -61,7 +78,12 @@ impl Wire {
         for (key, value) in extra.as_object().cloned().unwrap_or_default() {
             params[key] = value;
         }
-        self.post("tools/call", params, json!({"elicitation": {}, "sampling": {}})).await
+        self.post(
+            "tools/call",
+            params,
+            json!({"elicitation": {}, "sampling": {}}),
+        )
+        .await
     }
 }
 
@@ -82,18 +104,31 @@ async fn wire() -> (Wire, support::HttpServer, Arc<AtomicUsize>) {
 }
 
 fn error_code(message: &Value) -> i64 {
-    message["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected an error: {message}"))
+    message["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error: {message}"))
 }
 
 fn asked_keys(message: &Value) -> Vec<String> {
-    assert_eq!(message["result"]["resultType"], "input_required", "{message}");
-    message["result"]["inputRequests"].as_object().expect("inputRequests").keys().cloned().collect()
+    assert_eq!(
+        message["result"]["resultType"], "input_required",
+        "{message}"
+    );
+    message["result"]["inputRequests"]
+        .as_object()
+        .expect("inputRequests")
+        .keys()
+        .cloned()
+        .collect()
 }
 
 async fn first_state(wire: &Wire) -> String {
     let first = wire.call(json!({})).await;
     assert_eq!(asked_keys(&first), ["environment"]);
-    first["result"]["requestState"].as_str().expect("state").to_string()
+    first["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string()
 }
 
 const STAGING: &str = r#"{"action": "accept", "content": {"choice": "staging"}}"#;
@@ -104,12 +139,25 @@ async fn malformed_request_state_values_are_invalid_params() {
     let state = first_state(&wire).await;
     let answers = json!({"environment": serde_json::from_str::<Value>(STAGING).unwrap()});
     for bad_state in [json!(5), json!({"s": state}), json!(["x"]), json!(true)] {
-        let reply = wire.call(json!({"requestState": bad_state, "inputResponses": answers})).await;
+        let reply = wire
+            .call(json!({"requestState": bad_state, "inputResponses": answers}))
+            .await;
         assert_eq!(error_code(&reply), -32602, "{reply}");
-        assert!(reply["error"]["message"].as_str().unwrap().contains("requestState must be a string"));
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("requestState must be a string")
+        );
     }
-    for bad_state in [json!(""), json!(format!("{state}-TAMPERED")), json!(&state[..state.len() / 2])] {
-        let reply = wire.call(json!({"requestState": bad_state, "inputResponses": answers})).await;
+    for bad_state in [
+        json!(""),
+        json!(format!("{state}-TAMPERED")),
+        json!(&state[..state.len() / 2]),
+    ] {
+        let reply = wire
+            .call(json!({"requestState": bad_state, "inputResponses": answers}))
+            .await;
         assert_eq!(error_code(&reply), -32602, "{reply}");
         assert_eq!(reply["error"]["message"], REJECTED_STATE_MESSAGE);
     }
@@ -121,12 +169,22 @@ async fn input_responses_that_are_not_an_object_are_invalid_params() {
     let (wire, _server, plans) = wire().await;
     let state = first_state(&wire).await;
     for bad in [json!("nope"), json!([1, 2]), json!(42)] {
-        let reply = wire.call(json!({"requestState": state, "inputResponses": bad})).await;
+        let reply = wire
+            .call(json!({"requestState": state, "inputResponses": bad}))
+            .await;
         assert_eq!(error_code(&reply), -32602, "{reply}");
-        assert!(reply["error"]["message"].as_str().unwrap().contains("inputResponses"), "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("inputResponses"),
+            "{reply}"
+        );
     }
     // `null` is the same as absent: ask again.
-    let reply = wire.call(json!({"requestState": state, "inputResponses": null})).await;
+    let reply = wire
+        .call(json!({"requestState": state, "inputResponses": null}))
+        .await;
     assert_eq!(asked_keys(&reply), ["environment"]);
     assert_eq!(plans.load(Ordering::SeqCst), 0);
 }
@@ -145,7 +203,9 @@ async fn missing_and_wrongly_shaped_answers_are_asked_again() {
         json!({"other_key": serde_json::from_str::<Value>(STAGING).unwrap()}),
     ];
     for answers in cases {
-        let reply = wire.call(json!({"requestState": state, "inputResponses": answers})).await;
+        let reply = wire
+            .call(json!({"requestState": state, "inputResponses": answers}))
+            .await;
         assert_eq!(asked_keys(&reply), ["environment"], "re-ask for {answers}");
     }
     assert_eq!(plans.load(Ordering::SeqCst), 0);
@@ -160,7 +220,9 @@ async fn unknown_answer_keys_are_ignored() {
         "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}},
         "another_unexpected": 7,
     });
-    let reply = wire.call(json!({"requestState": state, "inputResponses": answers})).await;
+    let reply = wire
+        .call(json!({"requestState": state, "inputResponses": answers}))
+        .await;
     assert_eq!(asked_keys(&reply), ["confirm"]);
     assert_eq!(plans.load(Ordering::SeqCst), 1);
 }
@@ -205,5 +267,44 @@ async fn a_retry_without_the_pending_capability_gets_32021() {
         )
         .await;
     assert_eq!(error_code(&reply), -32021, "{reply}");
-    assert_eq!(reply["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+    assert_eq!(
+        reply["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
+}
+
+#[tokio::test]
+async fn a_state_issued_to_one_bearer_does_not_resume_for_another() {
+    let (wire, _server, plans) = wire().await;
+    let caps = json!({"elicitation": {}, "sampling": {}});
+    let call = |state: Option<&str>| {
+        let mut params = json!({"name": "plan_release", "arguments": {"service": "api"}});
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+            params["inputResponses"] =
+                json!({"environment": serde_json::from_str::<Value>(STAGING).unwrap()});
+        }
+        params
+    };
+    let first = wire
+        .post_as(Some("alice-token"), "tools/call", call(None), caps.clone())
+        .await;
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string();
+
+    for other in [Some("mallory-token"), None] {
+        let reply = wire
+            .post_as(other, "tools/call", call(Some(&state)), caps.clone())
+            .await;
+        assert_eq!(error_code(&reply), -32602, "{reply}");
+        assert_eq!(reply["error"]["message"], REJECTED_STATE_MESSAGE);
+    }
+    assert_eq!(plans.load(Ordering::SeqCst), 0);
+    let reply = wire
+        .post_as(Some("alice-token"), "tools/call", call(Some(&state)), caps)
+        .await;
+    assert_eq!(asked_keys(&reply), ["confirm"]);
+    assert_eq!(plans.load(Ordering::SeqCst), 1);
 }

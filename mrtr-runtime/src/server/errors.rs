@@ -64,13 +64,22 @@ pub(crate) fn unparsable_params(method: &str, params: Option<&Value>) -> Option<
     let params = params.cloned().unwrap_or(Value::Null);
     let problem = match method {
         "tools/call" => serde_json::from_value::<rmcp::model::CallToolRequestParams>(params).err(),
-        "prompts/get" => serde_json::from_value::<rmcp::model::GetPromptRequestParams>(params).err(),
-        "resources/read" => serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(params).err(),
+        "prompts/get" => {
+            serde_json::from_value::<rmcp::model::GetPromptRequestParams>(params).err()
+        }
+        "resources/read" => {
+            serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(params).err()
+        }
         _ => return None,
     };
-    let detail = problem.map_or_else(|| "params do not match the method".to_string(), |e| e.to_string());
+    let detail = problem.map_or_else(
+        || "params do not match the method".to_string(),
+        |e| e.to_string(),
+    );
     Some(ErrorData::invalid_params(
-        format!("invalid {method} params: {detail} (requestState must be a string, inputResponses an object)"),
+        format!(
+            "invalid {method} params: {detail} (requestState must be a string, inputResponses an object)"
+        ),
         None,
     ))
 }
@@ -105,7 +114,11 @@ mod tests {
         let params = serde_json::json!({"name": "t", "requestState": 5});
         let error = unparsable_params("tools/call", Some(&params)).expect("tools/call is ours");
         assert_eq!(error.code.0, -32602);
-        assert!(error.message.contains("invalid tools/call params"), "{}", error.message);
+        assert!(
+            error.message.contains("invalid tools/call params"),
+            "{}",
+            error.message
+        );
         assert!(unparsable_params("custom/thing", Some(&params)).is_none());
     }
 
