@@ -7,7 +7,7 @@
 //! declared capabilities (`-32021` otherwise), and seals the next state.
 //!
 //! ```no_run
-//! # async fn run(my_tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) -> anyhow::Result<()> {
+//! # async fn run(my_tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) -> Result<(), Box<dyn std::error::Error>> {
 //! use mrtr_runtime::server::McpServer;
 //! use rmcp::ServiceExt;
 //!
