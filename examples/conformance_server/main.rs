@@ -9,6 +9,7 @@
 //! ```
 
 mod fixtures;
+mod mrtr_fixtures;
 
 use std::{net::SocketAddr, path::PathBuf};
 
@@ -18,6 +19,8 @@ use rmcp::transport::streamable_http_server::{
 };
 
 use crate::fixtures::OrdinaryFixtures;
+use crate::mrtr_fixtures::{ContextPrompt, Fixture};
+use mrtr::server::McpServer;
 
 /// Command line of the fixture server.
 #[derive(Debug, Parser)]
@@ -63,7 +66,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// rmcp's Streamable HTTP service, configured for the stateless 2026-07-28 wire.
-fn mcp_service() -> StreamableHttpService<OrdinaryFixtures, LocalSessionManager> {
+fn mcp_service() -> StreamableHttpService<McpServer<OrdinaryFixtures>, LocalSessionManager> {
     let config = StreamableHttpServerConfig::default()
         // 2026-07-28 has no sessions; every POST stands alone.
         .with_legacy_session_mode(false)
@@ -71,5 +74,12 @@ fn mcp_service() -> StreamableHttpService<OrdinaryFixtures, LocalSessionManager>
         .with_json_response(true)
         // Reject requests that lack MCP-Protocol-Version / `_meta` protocolVersion up front.
         .with_stateless_protocol_metadata_required(true);
-    StreamableHttpService::new(|| Ok(OrdinaryFixtures::new()), Default::default(), config)
+    let mut builder = McpServer::builder("mrtr-conformance-fixtures").prompt(ContextPrompt::new());
+    for fixture in Fixture::all() {
+        builder = builder.tool(fixture);
+    }
+    let server = builder
+        .build_with(OrdinaryFixtures::new())
+        .expect("MRTR_KEYS, when set, is well formed");
+    StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config)
 }
