@@ -436,3 +436,42 @@ async fn question_mark_inside_macro_arguments() {
     .unwrap();
     assert_eq!(bad.output.is_error, Some(true));
 }
+
+/// A tool without suspensions, a synchronous one, structured output, and the input kinds
+/// read from the builders.
+#[mrtr::tool]
+fn plain_sync(a: u32, b: Option<u32>) -> rmcp::Json<serde_json::Value> {
+    rmcp::Json(json!({"sum": a + b.unwrap_or(0)}))
+}
+
+#[mrtr::tool(name = "sign_in")]
+async fn url_and_tools() -> String {
+    let consent = ask!(url("Sign in", "https://example.com/login"));
+    let reply = sample!(prompt("Pick a tool").tools(Vec::new()));
+    format!("{} {}", consent.is_accepted(), reply.text())
+}
+
+#[tokio::test]
+async fn no_suspension_sync_structured_and_kinds() {
+    use mrtr::machine::{InputKind, Machine};
+    let flow = drive(&plain_sync, json!({"a": 2}), |_, _, _| unreachable!())
+        .await
+        .unwrap();
+    assert!(flow.rounds.is_empty());
+    assert_eq!(flow.output.structured_content, Some(json!({"sum": 2})));
+    assert!(plain_sync.descriptor().input_kinds.is_empty());
+    assert_eq!(
+        url_and_tools.descriptor().input_kinds,
+        vec![InputKind::UrlElicitation, InputKind::SamplingWithTools]
+    );
+    let flow = drive(&url_and_tools, json!({}), |key, _, _| {
+        if key.starts_with("ask") {
+            json!({"action": "accept"})
+        } else {
+            sampled("grep")
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "true grep");
+}

@@ -275,3 +275,92 @@ proptest::proptest! {
         proptest::prop_assert!(result.is_ok(), "panicked on {}", item);
     }
 }
+
+#[test]
+fn arguments_are_rebound_not_stored_unless_mutable() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let a = ask!(text("q"));
+        format!("{n} {a:?}")
+    }));
+    assert!(stored_names(&cfg, &liveness, 0).is_empty());
+    let item: syn::ItemFn = syn::parse2(quote!(
+        async fn t(mut n: u32) -> String {
+            n += 1;
+            let a = ask!(text("q"));
+            format!("{n} {a:?}")
+        }
+    ))
+    .unwrap();
+    let mut errors = errors::Errors::default();
+    let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+    let cfg = lower::lower(&function, &mut errors);
+    let liveness = analyze::analyze(&cfg);
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["n"]);
+}
+
+#[test]
+fn parse_args_reports_every_problem_at_once() {
+    let mut errors = errors::Errors::default();
+    let args = parse::parse_args(
+        Kind::Tool,
+        quote!(nmae = "x", compat = 3, name = "ok"),
+        &mut errors,
+    );
+    assert_eq!(args.name.unwrap().value(), "ok");
+    let message = errors
+        .finish()
+        .unwrap_err()
+        .into_compile_error()
+        .to_string();
+    assert!(message.contains("unknown argument `nmae`"), "{message}");
+    assert!(
+        message.contains("`compat` takes a string literal"),
+        "{message}"
+    );
+    let mut errors = errors::Errors::default();
+    parse::parse_args(Kind::Resource, TokenStream::new(), &mut errors);
+    assert!(errors.finish().is_err(), "a resource needs a uri");
+}
+
+#[test]
+fn position_check_names_the_construct() {
+    let body: syn::Block = syn::parse2(quote!({
+        if a || ask!(confirm("x")).is_accepted() {}
+        match x {
+            _ if ask!(confirm("y")).is_accepted() => {}
+            _ => {}
+        }
+    }))
+    .unwrap();
+    let mut errors = errors::Errors::default();
+    check::check_positions(&body, &mut errors);
+    let message = errors
+        .finish()
+        .unwrap_err()
+        .into_compile_error()
+        .to_string();
+    assert!(message.contains("right side of `||`"), "{message}");
+    assert!(message.contains("match guard"), "{message}");
+}
+
+#[test]
+fn expansion_is_a_unit_struct_and_a_machine_impl() {
+    let out = expand_attribute(
+        Kind::Tool,
+        quote!(name = "renamed"),
+        quote!(
+            pub async fn deploy(service: String) -> String {
+                let env = ask!(choice("Where?", ["a", "b"]));
+                format!("{service} {env:?}")
+            }
+        ),
+    );
+    let file: syn::File = syn::parse2(out).unwrap();
+    assert!(
+        matches!(&file.items[0], syn::Item::Struct(s) if s.ident == "deploy" && matches!(s.vis, syn::Visibility::Public(_)))
+    );
+    let text = quote!(#file).to_string();
+    assert!(text.contains("\"renamed\""));
+    assert!(text.contains("\"ask_0\""));
+    assert!(!text.contains("compile_error"));
+}
