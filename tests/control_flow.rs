@@ -475,3 +475,106 @@ async fn no_suspension_sync_structured_and_kinds() {
     .unwrap();
     assert_eq!(text(&flow.output), "true grep");
 }
+
+/// Pattern bindings (match arms, `if let`, `while let`, `for`) used after a suspension.
+#[mrtr::tool]
+async fn bindings_across(maybe: Option<String>) -> String {
+    let mut out = Vec::new();
+    match maybe {
+        Some(value) if value.len() > 1 => {
+            let answer = ask!(text("long?")).ok().unwrap_or_default();
+            out.push(format!("{value}{answer}"));
+        }
+        Some(value) => out.push(value),
+        None => {}
+    }
+    if let Some((left, right)) = Some((1u8, String::from("r"))) {
+        let answer = ask!(text("pair?")).ok().unwrap_or_default();
+        out.push(format!("{left}{right}{answer}"));
+    }
+    for (index, word) in vec![String::from("a"), String::from("b")]
+        .into_iter()
+        .enumerate()
+        .collect::<Vec<_>>()
+    {
+        let answer = ask!(text("word?")).ok().unwrap_or_default();
+        out.push(format!("{index}{word}{answer}"));
+    }
+    out.join(",")
+}
+
+#[tokio::test]
+async fn pattern_bindings_survive_suspensions() {
+    let flow = drive(&bindings_across, json!({"maybe": "vv"}), |_, _, round| {
+        answer_text(&round.to_string())
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "vv0,1r1,0a2,1b3");
+    let flow = drive(&bindings_across, json!({"maybe": "v"}), |_, _, round| {
+        answer_text(&round.to_string())
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "v,1r0,0a1,1b2");
+}
+
+/// `return` of a suspension, value-producing `match` arms, `break value` from an arm,
+/// `continue` in `while`, and shadowing an argument.
+#[mrtr::tool]
+async fn odd_corners(service: String, n: u32) -> String {
+    let service = service.to_uppercase();
+    if n == 9 {
+        return ask!(text("why?")).ok().unwrap_or_default();
+    }
+    let picked = match n {
+        0 => ask!(text("zero?")).ok().unwrap_or_default(),
+        _ => String::from("many"),
+    };
+    let found = loop {
+        match ask!(text("word?")) {
+            Elicited::Accept(word) if word.len() > 1 => break word,
+            _ => continue,
+        }
+    };
+    let mut i = 0;
+    let mut odd = Vec::new();
+    while i < 4 {
+        i += 1;
+        if i % 2 == 0 {
+            continue;
+        }
+        let answer = ask!(text(format!("odd {i}?"))).ok().unwrap_or_default();
+        odd.push(answer);
+    }
+    format!("{service} {picked} {found} {}", odd.join("+"))
+}
+
+#[tokio::test]
+async fn odd_corners_behave() {
+    let flow = drive(
+        &odd_corners,
+        json!({"service": "api", "n": 9}),
+        |_, _, _| answer_text("because"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "because");
+    let flow = drive(
+        &odd_corners,
+        json!({"service": "api", "n": 0}),
+        |_, request, round| {
+            let msg = message(request);
+            match msg.as_str() {
+                "zero?" => answer_text("z"),
+                "word?" if round < 3 => answer_text("x"),
+                "word?" => answer_text("long"),
+                other => answer_text(&other.replace(' ', "")),
+            }
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "API z long odd1?+odd3?");
+    assert_eq!(flow.rounds.len(), 1 + 3 + 2);
+}

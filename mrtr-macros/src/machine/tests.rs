@@ -169,6 +169,16 @@ fn expansion_time() {
     let end = start + source[start..].find("\n}\n").unwrap() + 3;
     let tool = &source[start..end];
     let runs = 200;
+    let item: syn::ItemFn = syn::parse_str(&tool.replace("#[mrtr::tool]", "")).unwrap();
+    let item = quote!(#item);
+    let started = std::time::Instant::now();
+    for _ in 0..runs {
+        let _ = expand_attribute(Kind::Tool, TokenStream::new(), item.clone());
+    }
+    println!(
+        "largest test tool: {:?} per expansion (expand only)",
+        started.elapsed() / runs
+    );
     let started = std::time::Instant::now();
     for _ in 0..runs {
         let _ = expand_file(tool);
