@@ -578,3 +578,54 @@ async fn odd_corners_behave() {
     assert_eq!(text(&flow.output), "API z long odd1?+odd3?");
     assert_eq!(flow.rounds.len(), 1 + 3 + 2);
 }
+
+/// Deferred initialization (`let x;` assigned in branches) and let chains.
+#[mrtr::tool]
+async fn deferred_and_chains(n: u32) -> String {
+    let x;
+    if n > 1 {
+        x = ask!(text("a")).ok().unwrap_or_default();
+    } else {
+        x = String::from("small");
+    }
+    let opt = Some(n);
+    if let Some(v) = opt
+        && v > 2
+    {
+        let a = ask!(text("b")).ok().unwrap_or_default();
+        return format!("{x} {v}{a}");
+    }
+    x
+}
+
+#[tokio::test]
+async fn deferred_initialization_and_let_chains() {
+    let answer = |_: &str, _: &_, round: usize| answer_text(&format!("r{round}"));
+    assert_eq!(
+        text(
+            &drive(&deferred_and_chains, json!({"n": 0}), answer)
+                .await
+                .unwrap()
+                .output
+        ),
+        "small"
+    );
+    assert_eq!(
+        text(
+            &drive(&deferred_and_chains, json!({"n": 2}), answer)
+                .await
+                .unwrap()
+                .output
+        ),
+        "r0"
+    );
+    assert_eq!(
+        text(
+            &drive(&deferred_and_chains, json!({"n": 5}), answer)
+                .await
+                .unwrap()
+                .output
+        ),
+        "r0 5r1"
+    );
+}

@@ -62,8 +62,12 @@ fn term_live(cfg: &Cfg, live_in: &[BTreeSet<VarId>], term: &Term) -> BTreeSet<Va
             cond,
             then_edge,
             else_edge,
+            then_binds,
         } => {
             let mut live = edge_live(cfg, live_in, then_edge);
+            for bind in then_binds {
+                live.remove(bind);
+            }
             live.extend(edge_live(cfg, live_in, else_edge));
             live.extend(cond.uses.iter().copied());
             live.extend(jumps_live(cfg, live_in, cond));
@@ -146,6 +150,13 @@ fn item_step(
                 live.extend(code.uses.iter().copied());
                 live.extend(jumps_live(cfg, live_in, code));
             }
+            live
+        }
+        Item::Assign { var, value } => {
+            let mut live = after.clone();
+            live.remove(var);
+            live.extend(value.uses.iter().copied());
+            live.extend(jumps_live(cfg, live_in, value));
             live
         }
     }

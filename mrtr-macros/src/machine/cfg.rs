@@ -53,6 +53,13 @@ pub enum Item {
         /// The variables the pattern binds.
         defs: Vec<VarId>,
     },
+    /// `<var> = <value>;`: a (possibly deferred) initialization that overwrites the variable.
+    Assign {
+        /// The assigned variable.
+        var: VarId,
+        /// The new value.
+        value: Code,
+    },
 }
 
 /// Where a value goes.
@@ -121,6 +128,7 @@ pub struct Site {
 
 /// How a block ends.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // one per block, built once per expansion
 pub enum Term {
     /// Go to another block.
     Goto(BlockId),
@@ -132,6 +140,8 @@ pub enum Term {
         then_edge: Edge,
         /// Taken when false.
         else_edge: Edge,
+        /// Variables a let-chain condition binds for the `then` edge.
+        then_binds: Vec<VarId>,
     },
     /// Multi-way branch.
     Match {
@@ -206,6 +216,7 @@ impl Cfg {
             let code = match item {
                 Item::Stmt(code) => vec![code],
                 Item::Let { init, diverge, .. } => init.iter().chain(diverge.iter()).collect(),
+                Item::Assign { value, .. } => vec![value],
             };
             for code in code {
                 out.extend(code.jumps.iter().map(|jump| self.jumps[*jump].target));
@@ -224,6 +235,7 @@ impl Cfg {
                 cond,
                 then_edge,
                 else_edge,
+                ..
             }) => {
                 out.extend(cond.jumps.iter().map(|jump| self.jumps[*jump].target));
                 edge_target(then_edge, &mut out);

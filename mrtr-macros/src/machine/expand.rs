@@ -209,6 +209,18 @@ impl Gen<'_> {
     fn item(&self, item: &Item, live_after: &BTreeSet<VarId>, access: &mut Access) -> TokenStream {
         match item {
             Item::Stmt(code) => self.code(code, access),
+            Item::Assign { var, value } => {
+                let value = self.code(value, access);
+                match access.idents.get(var) {
+                    Some(ident) => quote!(#ident = #value;),
+                    None => {
+                        // Deferred initialization (`let x;` in an earlier block).
+                        let ident = self.cfg.vars[*var].ident.clone();
+                        access.idents.insert(*var, ident.clone());
+                        quote!(let mut #ident = #value;)
+                    }
+                }
+            }
             Item::Let {
                 pat,
                 init,
@@ -270,9 +282,10 @@ impl Gen<'_> {
                 cond,
                 then_edge,
                 else_edge,
+                then_binds,
             } => {
                 let cond = self.code(cond, access);
-                let then_code = self.edge(then_edge, &[], access);
+                let then_code = self.edge(then_edge, then_binds, access);
                 let else_code = self.edge(else_edge, &[], access);
                 quote!(if #cond { #then_code } else { #else_code })
             }

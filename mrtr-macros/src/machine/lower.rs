@@ -14,7 +14,7 @@ use syn::{Expr, Ident, Pat, Stmt, Token};
 
 use super::cfg::*;
 use super::errors::Errors;
-use super::names::{Mentions, mentioned, pattern_bindings};
+use super::names::{Mentions, collect_let_bindings, mentioned, pattern_bindings};
 use super::parse::MachineFn;
 use super::suspension::{SuspensionKind, parse_suspension, suspension_kind};
 
@@ -410,6 +410,14 @@ impl<'e> Lowerer<'e> {
                     self.lower_value(expr, dest);
                     delivered = true;
                 }
+                Stmt::Expr(Expr::Assign(assign), Some(_))
+                    if self.assigned_var(&assign.left).is_some() =>
+                {
+                    let var = self.assigned_var(&assign.left).unwrap_or_default();
+                    let value = self.lower_expr(&assign.right);
+                    let value = self.code(value, &[]);
+                    self.push(Item::Assign { var, value });
+                }
                 Stmt::Expr(expr, _) => self.lower_value(expr, Dest::Discard),
                 Stmt::Macro(stmt_mac) => {
                     let expr = Expr::Macro(syn::ExprMacro {
@@ -434,6 +442,17 @@ impl<'e> Lowerer<'e> {
                 self.deliver(syn::parse_quote!(()), dest);
             }
         }
+    }
+
+    /// The variable a plain `name = ..` assigns, if `name` is one of ours.
+    fn assigned_var(&self, left: &Expr) -> Option<VarId> {
+        let Expr::Path(path) = left else { return None };
+        let ident = path.path.get_ident()?;
+        if path.qself.is_some() || !path.attrs.is_empty() {
+            return None;
+        }
+        let names: BTreeSet<String> = [ident.to_string()].into();
+        self.resolve(&names).into_iter().next()
     }
 
     fn lower_local(&mut self, local: &syn::Local) {
@@ -770,6 +789,7 @@ impl<'e> Lowerer<'e> {
                         cond: self.code(cond, &[]),
                         then_edge: Edge::Block(body),
                         else_edge: Edge::Block(exit),
+                        then_binds: Vec::new(),
                     },
                     (None, Some(expr_let)) => {
                         let scrutinee = self.code((*expr_let.expr).clone(), &[]);
@@ -929,7 +949,14 @@ impl<'e> Lowerer<'e> {
         };
         let join = self.new_block();
         let from = self.current();
-        let binds = let_pat.map(pattern_bindings).unwrap_or_default();
+        let binds = match let_pat {
+            Some(pat) => pattern_bindings(pat),
+            None => {
+                let mut chain = Vec::new();
+                collect_let_bindings(&expr_if.cond, &mut chain);
+                chain
+            }
+        };
         let then_body = Expr::Block(syn::ExprBlock {
             attrs: Vec::new(),
             label: None,
@@ -950,6 +977,7 @@ impl<'e> Lowerer<'e> {
                 cond: code,
                 then_edge,
                 else_edge,
+                then_binds: then_vars,
             },
             Some(pat) => Term::Match {
                 scrutinee: code,

@@ -164,7 +164,8 @@ impl<'ast> Visit<'ast> for Mentions {
     }
 }
 
-fn collect_let_bindings(cond: &Expr, names: &mut Vec<syn::Ident>) {
+/// Names bound by the `let`s of a condition (`if let`, let chains).
+pub fn collect_let_bindings(cond: &Expr, names: &mut Vec<syn::Ident>) {
     match cond {
         Expr::Let(expr) => names.extend(pattern_bindings(&expr.pat)),
         Expr::Binary(expr) => {
