@@ -35,6 +35,8 @@ pub struct Code {
     pub uses: BTreeSet<VarId>,
     /// Jumps (indices into [`Cfg::jumps`]) inside the code.
     pub jumps: Vec<usize>,
+    /// Names bound inside the code (a jump from there cannot name an outer local so named).
+    pub inner: BTreeSet<String>,
 }
 
 /// A straight-line piece of a block.

@@ -39,6 +39,8 @@ fn dispatch_label() -> syn::Lifetime {
 struct Gen<'a> {
     cfg: &'a Cfg,
     liveness: &'a Liveness,
+    /// `compile_error!`s found while generating, emitted at the top of the body.
+    errors: std::cell::RefCell<TokenStream>,
 }
 
 /// What names mean while generating one block.
@@ -135,7 +137,27 @@ impl Gen<'_> {
     }
 
     fn code(&self, code: &Code, access: &Access) -> TokenStream {
-        self.jumps(code.tokens.clone(), access)
+        let tokens = self.jumps(code.tokens.clone(), access);
+        // A `break`/`continue` inside code that rebinds a name would carry the inner
+        // binding instead of the outer local: refuse instead of resuming with it.
+        let mut errors = TokenStream::new();
+        for jump in &code.jumps {
+            for var in &self.liveness.live_in[self.cfg.jumps[*jump].target] {
+                let info = &self.cfg.vars[*var];
+                let name = info.ident.to_string();
+                if !info.hidden && code.inner.contains(&name) {
+                    let message = format!(
+                        "`{name}` is rebound inside the statement this `break`/`continue` leaves, \
+                         but the code after it needs the outer `{name}`; rename the inner binding"
+                    );
+                    errors.extend(
+                        quote_spanned!(info.ident.span()=> ::core::compile_error!(#message);),
+                    );
+                }
+            }
+        }
+        self.errors.borrow_mut().extend(errors);
+        tokens
     }
 
     fn edge(&self, edge: &Edge, binds: &[VarId], access: &Access) -> TokenStream {
@@ -562,7 +584,11 @@ pub fn expand(
     liveness: &Liveness,
     fingerprint: u64,
 ) -> TokenStream {
-    let generator = Gen { cfg, liveness };
+    let generator = Gen {
+        cfg,
+        liveness,
+        errors: Default::default(),
+    };
     let reachable = cfg.reachable();
     let name = &function.ident;
     let output = output_type(function.kind);
@@ -655,9 +681,11 @@ pub fn expand(
         .cx
         .as_ref()
         .map(|(cx, ty)| quote!(let #cx: #ty = run.cx;));
-    let blocks = (0..cfg.blocks.len())
+    let blocks: Vec<TokenStream> = (0..cfg.blocks.len())
         .filter(|block| reachable[*block])
-        .map(|block| generator.block(block));
+        .map(|block| generator.block(block))
+        .collect();
+    let late_errors = generator.errors.take();
     let items = &cfg.items;
     let convert = match function.kind {
         Kind::Tool => quote!(::mrtr::__private::IntoToolResult::into_tool_result(value)?),
@@ -724,6 +752,7 @@ pub fn expand(
             async fn __mrtr_run(
                 run: ::mrtr::__private::Run<'_>,
             ) -> ::core::result::Result<::mrtr::__private::Step<#ret>, ::mrtr::__private::StepError> {
+                #late_errors
                 #(#items)*
 
                 enum __MrtrFlow<#(#flow_generics),*> { #(#flow_variants),* }

@@ -351,7 +351,7 @@ impl<'e> Lowerer<'e> {
     /// Rewrites kept-as-written code and records what it reads; `bound` names are local
     /// to it (pattern bindings of an inline arm).
     fn code(&mut self, mut node: impl CodeNode, bound: &[Ident]) -> Code {
-        let mut names = mentioned(|mentions| node.mention(mentions));
+        let (mut names, inner) = mentioned(|mentions| node.mention(mentions));
         for ident in bound {
             names.remove(&ident.to_string());
         }
@@ -368,6 +368,7 @@ impl<'e> Lowerer<'e> {
             tokens: node.into_tokens(),
             uses: self.resolve(&names),
             jumps,
+            inner,
         }
     }
 

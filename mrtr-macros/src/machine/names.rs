@@ -32,6 +32,8 @@ pub fn pattern_bindings(pat: &Pat) -> Vec<syn::Ident> {
 pub struct Mentions {
     /// Names mentioned and not bound inside the code itself.
     pub names: BTreeSet<String>,
+    /// Names the code binds inside itself (they shadow outer locals there).
+    pub inner: BTreeSet<String>,
     bound: Vec<Vec<String>>,
 }
 
@@ -49,6 +51,7 @@ impl Mentions {
     }
 
     fn scoped(&mut self, names: Vec<syn::Ident>, walk: impl FnOnce(&mut Self)) {
+        self.inner.extend(names.iter().map(ToString::to_string));
         self.bound
             .push(names.iter().map(ToString::to_string).collect());
         walk(self);
@@ -116,6 +119,7 @@ impl<'ast> Visit<'ast> for Mentions {
                         }
                     }
                     let names = pattern_bindings(&local.pat);
+                    self.inner.extend(names.iter().map(ToString::to_string));
                     if let Some(frame) = self.bound.last_mut() {
                         frame.extend(names.iter().map(ToString::to_string));
                     }
@@ -177,9 +181,9 @@ pub fn collect_let_bindings(cond: &Expr, names: &mut Vec<syn::Ident>) {
     }
 }
 
-/// The free names `node` mentions.
-pub fn mentioned(visit_node: impl FnOnce(&mut Mentions)) -> BTreeSet<String> {
+/// The free names `node` mentions, and the names it binds inside itself.
+pub fn mentioned(visit_node: impl FnOnce(&mut Mentions)) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut mentions = Mentions::default();
     visit_node(&mut mentions);
-    mentions.names
+    (mentions.names, mentions.inner)
 }
