@@ -36,7 +36,8 @@ async fn let_initializer_and_arguments_after_suspension() {
 
 /// Suspension as a match scrutinee, with guards in the arms.
 #[mrtr::tool]
-async fn scrutinee() -> String {
+async fn scrutinee(run: Option<u8>) -> String {
+    let _ = run;
     match ask!(choice("Pick", ["a", "b", "c"])) {
         Elicited::Accept(choice) if choice == "a" => "first".to_string(),
         Elicited::Accept(choice) => format!("other {choice}"),

@@ -87,7 +87,7 @@ const _: () = {
         clippy::all
     )]
     async fn __mrtr_run(
-        run: ::mrtr::__private::Run<'_>,
+        __mrtr_input: ::mrtr::__private::Run<'_>,
     ) -> ::core::result::Result<
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
@@ -110,10 +110,10 @@ const _: () = {
             S0 { o0: ::core::marker::PhantomData<O0_0> },
             S1 { o0: ::core::marker::PhantomData<O1_0> },
         }
-        let __mrtr_args: __MrtrArgs = run.parse_arguments()?;
+        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _>> = ::core::option::Option::None;
         let mut __mrtr_flow: __MrtrFlow<_, _, _, _, _>;
-        match run.resume {
+        match __mrtr_input.resume {
             ::core::option::Option::None => {
                 __mrtr_flow = __MrtrFlow::B0 {
                     v0: __mrtr_args.topic,

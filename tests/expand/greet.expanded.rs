@@ -75,7 +75,7 @@ const _: () = {
         clippy::all
     )]
     async fn __mrtr_run(
-        run: ::mrtr::__private::Run<'_>,
+        __mrtr_input: ::mrtr::__private::Run<'_>,
     ) -> ::core::result::Result<
         ::mrtr::__private::Step<Result<String, ToolError>>,
         ::mrtr::__private::StepError,
@@ -92,10 +92,10 @@ const _: () = {
         enum __MrtrState<O0_0> {
             S0 { o0: ::core::marker::PhantomData<O0_0> },
         }
-        let __mrtr_args: __MrtrArgs = run.parse_arguments()?;
+        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_slot: ::core::option::Option<__MrtrState<_>> = ::core::option::Option::None;
         let mut __mrtr_flow: __MrtrFlow<_, _>;
-        match run.resume {
+        match __mrtr_input.resume {
             ::core::option::Option::None => {
                 __mrtr_flow = __MrtrFlow::B0 {
                     v0: __mrtr_args.greeting,

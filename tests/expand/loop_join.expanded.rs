@@ -79,7 +79,7 @@ const _: () = {
         clippy::all
     )]
     async fn __mrtr_run(
-        run: ::mrtr::__private::Run<'_>,
+        __mrtr_input: ::mrtr::__private::Run<'_>,
     ) -> ::core::result::Result<
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
@@ -106,10 +106,10 @@ const _: () = {
                 o1: ::core::marker::PhantomData<O1_1>,
             },
         }
-        let __mrtr_args: __MrtrArgs = run.parse_arguments()?;
+        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _, _, _, _>> = ::core::option::Option::None;
         let mut __mrtr_flow: __MrtrFlow<_, _, _, _, _, _>;
-        match run.resume {
+        match __mrtr_input.resume {
             ::core::option::Option::None => {
                 __mrtr_flow = __MrtrFlow::B0 {
                     v0: __mrtr_args.count,

@@ -677,10 +677,12 @@ pub fn expand(
             quote!(#field: #value)
         }
     });
+    // Hygienic, so a parameter named `run` does not collide.
+    let input = Ident::new("__mrtr_input", Span::mixed_site());
     let cx = function
         .cx
         .as_ref()
-        .map(|(cx, ty)| quote!(let #cx: #ty = run.cx;));
+        .map(|(cx, ty)| quote!(let #cx: #ty = #input.cx;));
     let blocks: Vec<TokenStream> = (0..cfg.blocks.len())
         .filter(|block| reachable[*block])
         .map(|block| generator.block(block))
@@ -750,7 +752,7 @@ pub fn expand(
                 non_snake_case, non_camel_case_types, clippy::all
             )]
             async fn __mrtr_run(
-                run: ::mrtr::__private::Run<'_>,
+                #input: ::mrtr::__private::Run<'_>,
             ) -> ::core::result::Result<::mrtr::__private::Step<#ret>, ::mrtr::__private::StepError> {
                 #late_errors
                 #(#items)*
@@ -761,12 +763,12 @@ pub fn expand(
                 #[serde(crate = #serde_path)]
                 enum __MrtrState<#(#all_state_generics),*> { #(#state_variants),* }
 
-                let __mrtr_args: __MrtrArgs = run.parse_arguments()?;
+                let __mrtr_args: __MrtrArgs = #input.parse_arguments()?;
                 #cx
                 let mut __mrtr_slot: ::core::option::Option<__MrtrState<#(#state_holes),*>> =
                     ::core::option::Option::None;
                 let mut __mrtr_flow: __MrtrFlow<#(#flow_holes),*>;
-                match run.resume {
+                match #input.resume {
                     ::core::option::Option::None => {
                         __mrtr_flow = __MrtrFlow::B0 { #(#entry_fields),* };
                     }
