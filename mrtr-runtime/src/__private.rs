@@ -3,14 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use rmcp::model::{
-    ElicitationSchema, EnumSchema, MultiSelectEnumSchema, PrimitiveSchemaDefinition,
-    SingleSelectEnumSchema,
-};
+use rmcp::model::{EnumSchema, MultiSelectEnumSchema, SingleSelectEnumSchema};
 
 pub use crate::form::{ChoiceOption, Form, FormChoice};
 pub use rmcp::model::{
-    BooleanSchema, IntegerSchema, NumberSchema, StringFormat, StringSchema,
+    BooleanSchema, ElicitationSchema, IntegerSchema, NumberSchema, PrimitiveSchemaDefinition,
+    StringFormat, StringSchema,
 };
 
 /// Presentation keywords shared by every property.
@@ -83,11 +81,6 @@ pub fn multi_select(
         }
     }
     PrimitiveSchemaDefinition::Enum(schema)
-}
-
-/// The wire values of `choices`, for a multi-select default.
-pub fn choice_values<C: FormChoice>(choices: &[C]) -> Vec<&'static str> {
-    choices.iter().map(FormChoice::value).collect()
 }
 
 /// The `requestedSchema` object, properties in declaration order.
