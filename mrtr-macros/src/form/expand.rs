@@ -219,6 +219,7 @@ fn choice_check(
         #[diagnostic::on_unimplemented(message = #message, label = "not allowed in a form", note = #note)]
         trait #trait_name {
             fn options() -> &'static [::mrtr::form::ChoiceOption];
+            #[allow(dead_code)] // used only by a `default`
             fn wire(&self) -> &'static str;
         }
         impl<T: ::mrtr::form::FormChoice> #trait_name for T {
