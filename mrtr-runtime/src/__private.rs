@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use rmcp::model::{EnumSchema, MultiSelectEnumSchema, SingleSelectEnumSchema};
 
 pub use crate::form::{ChoiceOption, Form, FormChoice};
+pub use serde::de::DeserializeOwned;
 pub use rmcp::model::{
     BooleanSchema, ElicitationSchema, IntegerSchema, NumberSchema, PrimitiveSchemaDefinition,
     StringFormat, StringSchema,

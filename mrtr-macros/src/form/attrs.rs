@@ -23,6 +23,11 @@ impl Errors {
         self.push(syn::Error::new(span, message));
     }
 
+    /// An error covering all of `tokens` (a whole type or expression, not just its first token).
+    pub(crate) fn spanned(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_none()
     }

@@ -2,7 +2,6 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident};
 
 use super::attrs::{Errors, doc_text, form_args, serde_attrs};
@@ -36,8 +35,8 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
         return (Vec::new(), errors.into_error());
     };
     if !input.generics.params.is_empty() {
-        errors.at(
-            input.generics.span(),
+        errors.spanned(
+                &input.generics,
             "`#[derive(FormChoice)]` does not support generic parameters",
         );
     }
@@ -64,8 +63,8 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
     let mut choices = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, Fields::Unit) {
-            errors.at(
-                variant.fields.span(),
+            errors.spanned(
+                &variant.fields,
                 format_args!(
                     "variant `{}` of `{name}` has fields; a form choice offers plain options, so \
                      every variant must be fieldless",
@@ -92,8 +91,8 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
                     lit: syn::Lit::Str(text),
                     ..
                 }) => title = Some(text.value()),
-                other => errors.at(
-                    other.span(),
+                other => errors.spanned(
+                &other,
                     "`title` expects a string literal, e.g. `title = \"Production\"`",
                 ),
             }
@@ -157,10 +156,13 @@ pub(crate) fn expand_choice(
         quote!(match self { #(#arms,)* })
     };
     let errors = errors.map(|e| e.to_compile_error());
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let bound = (!input.generics.params.is_empty())
+        .then(|| quote!(where Self: ::mrtr::__private::DeserializeOwned));
     quote! {
         #errors
         #[automatically_derived]
-        impl ::mrtr::form::FormChoice for #name {
+        impl #impl_generics ::mrtr::form::FormChoice for #name #ty_generics #bound {
             const OPTIONS: &'static [::mrtr::form::ChoiceOption] = &[#(#options),*];
             fn value(&self) -> &'static str {
                 #value

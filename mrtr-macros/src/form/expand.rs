@@ -15,10 +15,14 @@ pub(crate) fn expand_form(model: &FormModel, errors: Option<syn::Error>) -> Toke
         None => schema_body(model),
     };
     let errors = errors.map(|e| e.to_compile_error());
+    let (impl_generics, ty_generics, _) = model.generics.split_for_impl();
+    // Only reached with an error already reported; the bound keeps rustc from adding another.
+    let bound = (!model.generics.params.is_empty())
+        .then(|| quote!(where Self: ::mrtr::__private::DeserializeOwned));
     quote! {
         #errors
         #[automatically_derived]
-        impl ::mrtr::form::Form for #ident {
+        impl #impl_generics ::mrtr::form::Form for #ident #ty_generics #bound {
             fn requested_schema() -> ::mrtr::__private::ElicitationSchema {
                 #body
             }

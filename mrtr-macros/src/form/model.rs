@@ -1,8 +1,6 @@
 //! The schema model of a form: what `#[derive(Form)]` learned from the struct, checked, before
 //! any code is generated.
 
-use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Expr, ExprLit, ExprUnary, Fields, Ident, Lit, Type, UnOp};
 
 use super::attrs::{Errors, FormArg, doc_text, form_args, serde_attrs};
@@ -11,6 +9,8 @@ use super::types::{FieldType, IntType, Scalar, classify, display};
 /// A whole form: the struct and its properties in declaration order.
 pub(crate) struct FormModel {
     pub(crate) ident: Ident,
+    /// Rejected when not empty, but kept so the emitted impl names the type correctly.
+    pub(crate) generics: syn::Generics,
     pub(crate) properties: Vec<Property>,
 }
 
@@ -81,6 +81,7 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
     let mut errors = Errors::default();
     let mut model = FormModel {
         ident: input.ident.clone(),
+        generics: input.generics.clone(),
         properties: Vec::new(),
     };
     let name = &input.ident;
@@ -88,8 +89,8 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
         Data::Struct(data) => match &data.fields {
             Fields::Named(named) => Some(named),
             Fields::Unnamed(fields) => {
-                errors.at(
-                    fields.span(),
+                errors.spanned(
+                &fields,
                     format_args!(
                         "`#[derive(Form)]` needs a struct with named fields, but `{name}` is a \
                          tuple struct: name each field, since the field names become the form's \
@@ -132,8 +133,8 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
         }
     };
     if !input.generics.params.is_empty() {
-        errors.at(
-            input.generics.span(),
+        errors.spanned(
+                &input.generics,
             "`#[derive(Form)]` does not support generic parameters: a form's schema is fixed \
              at compile time",
         );
@@ -168,8 +169,8 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
         let field_type = match classify(&field.ty) {
             Ok(field_type) => field_type,
             Err(reason) => {
-                errors.at(
-                    field.ty.span(),
+                errors.spanned(
+                &field.ty,
                     format_args!(
                         "field `{ident}` has type `{}`, which an elicitation form cannot hold \
                          ({reason}); {ALLOWED_TYPES}",
@@ -317,11 +318,11 @@ struct Keywords {
 
 fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
     // An inverted range is reported on its upper bound.
-    let max_span = [&raw.max_length, &raw.maximum, &raw.max_items]
+    let upper = [&raw.max_length, &raw.maximum, &raw.max_items]
         .into_iter()
         .flatten()
         .next()
-        .map(|arg| arg.value.span());
+        .map(|arg| arg.value.clone());
     match &field_type.scalar {
         Scalar::String => {
             let format = raw.format.and_then(|arg| {
@@ -332,8 +333,8 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                     "date" => Format::Date,
                     "date-time" => Format::DateTime,
                     _ => {
-                        errors.at(
-                            arg.value.span(),
+                        errors.spanned(
+                &arg.value,
                             format_args!(
                                 "unknown format `{text}`; expected one of `email`, `uri`, \
                                  `date`, `date-time`"
@@ -346,11 +347,11 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
             });
             let min_length = raw.min_length.and_then(|a| count::<u32>(&a, errors));
             let max_length = raw.max_length.and_then(|a| count::<u32>(&a, errors));
-            ordered(("min_length", min_length), ("max_length", max_length), max_span, errors);
+            ordered(("min_length", min_length), ("max_length", max_length), upper.clone(), errors);
             let default = raw.default.and_then(|arg| {
                 let Some(text) = literal_str(&arg.value) else {
-                    errors.at(
-                        arg.value.span(),
+                    errors.spanned(
+                &arg.value,
                         "the default of a `String` field must be a string literal, e.g. \
                          `default = \"text\"`",
                     );
@@ -360,8 +361,8 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                 if min_length.is_some_and(|min| length < min.into())
                     || max_length.is_some_and(|max| length > max.into())
                 {
-                    errors.at(
-                        arg.value.span(),
+                    errors.spanned(
+                &arg.value,
                         "the default is outside `min_length`..`max_length`",
                     );
                 }
@@ -383,7 +384,7 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
             if minimum.is_none() && int.unsigned() {
                 minimum = Some(0);
             }
-            ordered(("minimum", minimum), ("maximum", maximum), max_span, errors);
+            ordered(("minimum", minimum), ("maximum", maximum), upper.clone(), errors);
             let default = raw.default.and_then(|arg| {
                 let value = integer_in(&arg, *int, errors)?;
                 within_bounds(&arg, value as f64, minimum.map(|m| m as f64), maximum.map(|m| m as f64), errors);
@@ -401,7 +402,7 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
             };
             let minimum = bound(raw.minimum, errors);
             let maximum = bound(raw.maximum, errors);
-            ordered(("minimum", minimum), ("maximum", maximum), max_span, errors);
+            ordered(("minimum", minimum), ("maximum", maximum), upper.clone(), errors);
             let default = raw.default.and_then(|arg| {
                 let value = float_value(&arg, *single, errors)?;
                 within_bounds(&arg, value, minimum, maximum, errors);
@@ -419,8 +420,8 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                     lit: Lit::Bool(b), ..
                 }) => Some(b.value),
                 other => {
-                    errors.at(
-                        other.span(),
+                    errors.spanned(
+                &other,
                         "the default of a `bool` field must be `true` or `false`",
                     );
                     None
@@ -434,15 +435,15 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
         Scalar::Multi(ty) => {
             let min_items = raw.min_items.and_then(|a| count::<u64>(&a, errors));
             let max_items = raw.max_items.and_then(|a| count::<u64>(&a, errors));
-            ordered(("min_items", min_items), ("max_items", max_items), max_span, errors);
+            ordered(("min_items", min_items), ("max_items", max_items), upper.clone(), errors);
             let default = raw.default.and_then(|arg| {
                 if let Expr::Array(array) = &arg.value {
                     let length = array.elems.len() as u64;
                     if min_items.is_some_and(|min| length < min)
                         || max_items.is_some_and(|max| length > max)
                     {
-                        errors.at(
-                            arg.value.span(),
+                        errors.spanned(
+                &arg.value,
                             "the default has fewer than `min_items` or more than `max_items` \
                              options",
                         );
@@ -473,8 +474,8 @@ fn choice_default(arg: FormArg, ty: &Type, multi: bool, errors: &mut Errors) -> 
         } else {
             format!("default = {ty}::First")
         };
-        errors.at(
-            arg.value.span(),
+        errors.spanned(
+                &arg.value,
             format_args!(
                 "the default of a choice field is written with the enum's variants, \
                  e.g. `{example}`"
@@ -498,8 +499,8 @@ fn literal_str(expr: &Expr) -> Option<String> {
 fn string_value(arg: &FormArg, errors: &mut Errors) -> Option<String> {
     let text = literal_str(&arg.value);
     if text.is_none() {
-        errors.at(
-            arg.value.span(),
+        errors.spanned(
+                &arg.value,
             format_args!(
                 "`{}` expects a string literal, e.g. `{} = \"...\"`",
                 arg.key, arg.key
@@ -537,16 +538,16 @@ fn count<T: TryFrom<i128> + Into<u64>>(arg: &FormArg, errors: &mut Errors) -> Op
         Some((Some(value), _)) => match T::try_from(value) {
             Ok(value) => Some(value),
             Err(_) => {
-                errors.at(
-                    arg.value.span(),
+                errors.spanned(
+                &arg.value,
                     format_args!("`{}` must be a non-negative count that fits the schema", arg.key),
                 );
                 None
             }
         },
         _ => {
-            errors.at(
-                arg.value.span(),
+            errors.spanned(
+                &arg.value,
                 format_args!("`{}` expects an integer literal, e.g. `{} = 10`", arg.key, arg.key),
             );
             None
@@ -560,8 +561,8 @@ fn integer_in(arg: &FormArg, int: IntType, errors: &mut Errors) -> Option<i64> {
             Some(i64::try_from(value).expect("range is within i64"))
         }
         Some((Some(value), _)) => {
-            errors.at(
-                arg.value.span(),
+            errors.spanned(
+                &arg.value,
                 format_args!(
                     "`{} = {value}` is out of range for `{}` ({}..={})",
                     arg.key, int.name, int.min, int.max
@@ -570,10 +571,10 @@ fn integer_in(arg: &FormArg, int: IntType, errors: &mut Errors) -> Option<i64> {
             None
         }
         _ => {
-            errors.at(
-                arg.value.span(),
+            errors.spanned(
+                &arg.value,
                 format_args!(
-                    "`{}` of an `{}` field expects an integer literal, e.g. `{} = 10`",
+                    "`{}` of a field of type `{}` expects an integer literal, e.g. `{} = 10`",
                     arg.key, int.name, arg.key
                 ),
             );
@@ -584,8 +585,8 @@ fn integer_in(arg: &FormArg, int: IntType, errors: &mut Errors) -> Option<i64> {
 
 fn float_value(arg: &FormArg, single: bool, errors: &mut Errors) -> Option<f64> {
     let Some((_, value)) = number(&arg.value) else {
-        errors.at(
-            arg.value.span(),
+        errors.spanned(
+                &arg.value,
             format_args!(
                 "`{}` of a float field expects a number literal, e.g. `{} = 0.5`",
                 arg.key, arg.key
@@ -595,8 +596,8 @@ fn float_value(arg: &FormArg, single: bool, errors: &mut Errors) -> Option<f64> 
     };
     let limit = if single { f32::MAX as f64 } else { f64::MAX };
     if !value.is_finite() || value.abs() > limit {
-        errors.at(
-            arg.value.span(),
+        errors.spanned(
+                &arg.value,
             format_args!("`{} = {value}` is out of range for the field's type", arg.key),
         );
         return None;
@@ -607,14 +608,14 @@ fn float_value(arg: &FormArg, single: bool, errors: &mut Errors) -> Option<f64> 
 fn ordered<T: PartialOrd + std::fmt::Display>(
     (low_key, low): (&str, Option<T>),
     (high_key, high): (&str, Option<T>),
-    span: Option<Span>,
+    upper: Option<Expr>,
     errors: &mut Errors,
 ) {
-    if let (Some(low), Some(high)) = (low, high)
+    if let (Some(low), Some(high), Some(upper)) = (low, high, upper)
         && low > high
     {
-        errors.at(
-            span.unwrap_or_else(Span::call_site),
+        errors.spanned(
+            upper,
             format_args!("`{low_key}` ({low}) is greater than `{high_key}` ({high})"),
         );
     }
@@ -628,8 +629,8 @@ fn within_bounds(
     errors: &mut Errors,
 ) {
     if minimum.is_some_and(|min| value < min) || maximum.is_some_and(|max| value > max) {
-        errors.at(
-            arg.value.span(),
+        errors.spanned(
+                &arg.value,
             "the default is outside `minimum`..`maximum`",
         );
     }
