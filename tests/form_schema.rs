@@ -108,7 +108,8 @@ fn confirm_schema_is_exactly_the_spec_shape() {
             "required": ["apply"]
         })
     );
-    let request = serde_json::to_value(input::form::<Confirm>("Run step 3?").into_request()).unwrap();
+    let request =
+        serde_json::to_value(input::form::<Confirm>("Run step 3?").into_request()).unwrap();
     assert_eq!(request["method"], "elicitation/create");
     assert_eq!(request["params"]["message"], "Run step 3?");
     assert_eq!(request["params"]["requestedSchema"], wire::<Confirm>());
@@ -157,12 +158,32 @@ fn every_type_and_attribute_has_its_exact_wire_shape() {
 #[test]
 fn properties_keep_declaration_order_on_the_wire() {
     let text = serde_json::to_string(&Everything::requested_schema()).unwrap();
-    let names = ["notifyEmail", "homepage", "startDate", "startsAt", "service", "retries",
-        "offset", "big", "count", "ratio", "temperature", "dryRun", "env", "strategy",
-        "regions", "fallbacks", "ID", "note"];
+    let names = [
+        "notifyEmail",
+        "homepage",
+        "startDate",
+        "startsAt",
+        "service",
+        "retries",
+        "offset",
+        "big",
+        "count",
+        "ratio",
+        "temperature",
+        "dryRun",
+        "env",
+        "strategy",
+        "regions",
+        "fallbacks",
+        "ID",
+        "note",
+    ];
     let positions: Vec<usize> = names
         .iter()
-        .map(|name| text.find(&format!("\"{name}\":{{")).unwrap_or_else(|| panic!("{name} in {text}")))
+        .map(|name| {
+            text.find(&format!("\"{name}\":{{"))
+                .unwrap_or_else(|| panic!("{name} in {text}"))
+        })
         .collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
 }
@@ -175,7 +196,8 @@ fn an_empty_form_has_no_properties_and_no_required_list() {
 #[test]
 fn a_client_parsing_the_schema_with_rmcp_gets_the_same_wire_json() {
     for schema in [wire::<Confirm>(), wire::<Everything>(), wire::<Ack>()] {
-        let parsed: mrtr::rmcp::model::ElicitationSchema = serde_json::from_value(schema.clone()).unwrap();
+        let parsed: mrtr::rmcp::model::ElicitationSchema =
+            serde_json::from_value(schema.clone()).unwrap();
         assert_eq!(serde_json::to_value(parsed).unwrap(), schema);
     }
 }
@@ -191,11 +213,15 @@ fn choice_options_follow_serde() {
 /// Runs content through what the runtime does with an accepted answer: schema check, then serde.
 fn answer<F: Form>(content: Value) -> Result<Elicited<F>, String> {
     let request = input::form::<F>("question").into_request();
-    Elicited::<F>::from_response("q", &request, json!({"action": "accept", "content": content}))
-        .map_err(|e| match e.problem() {
-            AnswerProblem::Malformed(reason) => reason.clone(),
-            other => panic!("expected a malformed answer, got {other:?}"),
-        })
+    Elicited::<F>::from_response(
+        "q",
+        &request,
+        json!({"action": "accept", "content": content}),
+    )
+    .map_err(|e| match e.problem() {
+        AnswerProblem::Malformed(reason) => reason.clone(),
+        other => panic!("expected a malformed answer, got {other:?}"),
+    })
 }
 
 fn valid_everything() -> Value {
@@ -223,11 +249,17 @@ fn valid_everything() -> Value {
 fn content_a_client_sends_round_trips_into_the_struct() {
     assert_eq!(
         answer::<Confirm>(json!({"apply": true, "reason": "go"})).unwrap(),
-        Elicited::Accept(Confirm { apply: true, reason: Some("go".into()) })
+        Elicited::Accept(Confirm {
+            apply: true,
+            reason: Some("go".into())
+        })
     );
     assert_eq!(
         answer::<Confirm>(json!({"apply": false})).unwrap(),
-        Elicited::Accept(Confirm { apply: false, reason: None })
+        Elicited::Accept(Confirm {
+            apply: false,
+            reason: None
+        })
     );
     let Elicited::Accept(everything) = answer::<Everything>(valid_everything()).unwrap() else {
         panic!("accepted")
@@ -273,9 +305,17 @@ fn content_outside_the_schema_is_rejected_before_serde() {
         ("ratio", json!(1.01), "above its maximum"),
         ("dryRun", json!("yes"), "must be a boolean"),
         ("env", json!("dev"), "not one of the offered options"),
-        ("strategy", json!("Canary release"), "not one of the offered options"),
+        (
+            "strategy",
+            json!("Canary release"),
+            "not one of the offered options",
+        ),
         ("regions", json!([]), "fewer items than minItems"),
-        ("regions", json!(["eu-west-1", "us-east-1", "eu-west-1"]), "more items than maxItems"),
+        (
+            "regions",
+            json!(["eu-west-1", "us-east-1", "eu-west-1"]),
+            "more items than maxItems",
+        ),
         ("fallbacks", json!(["canary", "Internal"]), "not offered"),
     ];
     for (field, value, expected) in cases {
@@ -286,7 +326,11 @@ fn content_outside_the_schema_is_rejected_before_serde() {
     }
     let mut missing = valid_everything();
     missing.as_object_mut().unwrap().remove("env");
-    assert!(answer::<Everything>(missing).unwrap_err().contains("`env` is missing"));
+    assert!(
+        answer::<Everything>(missing)
+            .unwrap_err()
+            .contains("`env` is missing")
+    );
 }
 
 #[test]

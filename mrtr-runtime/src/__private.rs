@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use rmcp::model::{EnumSchema, MultiSelectEnumSchema, SingleSelectEnumSchema};
 
 pub use crate::form::{ChoiceOption, Form, FormChoice};
-pub use serde::de::DeserializeOwned;
 pub use rmcp::model::{
     BooleanSchema, ElicitationSchema, IntegerSchema, NumberSchema, PrimitiveSchemaDefinition,
     StringFormat, StringSchema,
 };
+pub use serde::de::DeserializeOwned;
 
 /// Presentation keywords shared by every property.
 #[derive(Debug, Clone, Copy, Default)]
@@ -21,7 +21,10 @@ pub struct Labels {
     pub description: Option<&'static str>,
 }
 
-fn option_schema(options: &[ChoiceOption], labels: Labels) -> rmcp::model::EnumSchemaBuilder<rmcp::model::SingleSelect> {
+fn option_schema(
+    options: &[ChoiceOption],
+    labels: Labels,
+) -> rmcp::model::EnumSchemaBuilder<rmcp::model::SingleSelect> {
     let values = options.iter().map(|o| o.value.to_owned()).collect();
     let mut builder = EnumSchema::builder(values);
     if options.iter().any(|o| o.title.is_some()) {
@@ -89,14 +92,17 @@ pub fn object(
     properties: Vec<(&'static str, PrimitiveSchemaDefinition)>,
     required: &[&'static str],
 ) -> ElicitationSchema {
-    let order = properties.iter().map(|(name, _)| (*name).to_owned()).collect();
+    let order = properties
+        .iter()
+        .map(|(name, _)| (*name).to_owned())
+        .collect();
     let properties: BTreeMap<String, PrimitiveSchemaDefinition> = properties
         .into_iter()
         .map(|(name, schema)| (name.to_owned(), schema))
         .collect();
     let mut schema = ElicitationSchema::new(properties);
     schema.property_order = Some(order);
-    schema.required = (!required.is_empty())
-        .then(|| required.iter().map(|name| (*name).to_owned()).collect());
+    schema.required =
+        (!required.is_empty()).then(|| required.iter().map(|name| (*name).to_owned()).collect());
     schema
 }

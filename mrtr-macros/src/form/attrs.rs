@@ -24,7 +24,11 @@ impl Errors {
     }
 
     /// An error covering all of `tokens` (a whole type or expression, not just its first token).
-    pub(crate) fn spanned(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+    pub(crate) fn spanned(
+        &mut self,
+        tokens: impl quote::ToTokens,
+        message: impl std::fmt::Display,
+    ) {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
@@ -43,7 +47,8 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
         if let syn::Meta::NameValue(nv) = &attr.meta
             && let Expr::Lit(ExprLit {
-                lit: Lit::Str(text), ..
+                lit: Lit::Str(text),
+                ..
             }) = &nv.value
         {
             lines.extend(text.value().split('\n').map(|l| l.trim().to_owned()));
@@ -84,9 +89,7 @@ pub(crate) fn form_args(attrs: &[Attribute], errors: &mut Errors) -> Vec<FormArg
                 return Err(meta.error("expected a `form` attribute key such as `title`"));
             };
             if !meta.input.peek(Token![=]) {
-                return Err(meta.error(format_args!(
-                    "`{key}` needs a value: `{key} = ...`"
-                )));
+                return Err(meta.error(format_args!("`{key}` needs a value: `{key} = ...`")));
             }
             let value: Expr = meta.value()?.parse()?;
             if args.iter().any(|a| a.key == key) {
@@ -126,7 +129,11 @@ pub(crate) fn serde_attrs(attrs: &[Attribute]) -> SerdeAttrs {
     let mut out = SerdeAttrs::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = attr.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(Ident::to_string).unwrap_or_default();
+            let key = meta
+                .path
+                .get_ident()
+                .map(Ident::to_string)
+                .unwrap_or_default();
             match key.as_str() {
                 "rename" => out.rename = deserialize_name(&meta)?.or(out.rename.take()),
                 "rename_all" => {
@@ -224,7 +231,18 @@ mod tests {
         let mut errors = Errors::default();
         let args = form_args(&attrs, &mut errors);
         assert_eq!(args.len(), 1);
-        let message = errors.into_error().unwrap().into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
-        assert_eq!(message, ["duplicate `title` attribute", "`flag` needs a value: `flag = ...`"]);
+        let message = errors
+            .into_error()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>();
+        assert_eq!(
+            message,
+            [
+                "duplicate `title` attribute",
+                "`flag` needs a value: `flag = ...`"
+            ]
+        );
     }
 }

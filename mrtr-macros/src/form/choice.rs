@@ -36,7 +36,7 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
     };
     if !input.generics.params.is_empty() {
         errors.spanned(
-                &input.generics,
+            &input.generics,
             "`#[derive(FormChoice)]` does not support generic parameters",
         );
     }
@@ -92,7 +92,7 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
                     ..
                 }) => title = Some(text.value()),
                 other => errors.spanned(
-                &other,
+                    other,
                     "`title` expects a string literal, e.g. `title = \"Production\"`",
                 ),
             }
@@ -100,7 +100,11 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
         let value = serde
             .rename
             .clone()
-            .or_else(|| container.rename_all.map(|rule| rule.variant(&variant.ident.to_string())))
+            .or_else(|| {
+                container
+                    .rename_all
+                    .map(|rule| rule.variant(&variant.ident.to_string()))
+            })
             .unwrap_or_else(|| variant.ident.to_string());
         choices.push(ChoiceModel {
             variant: variant.ident.clone(),

@@ -4,7 +4,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::model::{ALLOWED_TYPES, Format, FormModel, Kind, Property};
+use super::model::{ALLOWED_TYPES, FormModel, Format, Kind, Property};
 
 /// The `impl ::mrtr::form::Form` for a form. With errors, the impl is still emitted (with a body
 /// that is never run, since compilation fails) so that uses of the form raise no follow-on errors.
@@ -157,9 +157,10 @@ fn property_schema(
             let trait_name = &check.0;
             choice_checks.push(check.1);
             let labels = label_struct(property);
-            let default = some(default.as_ref().map(|expr| {
-                quote_spanned!(expr.span()=> <#ty as #trait_name>::wire(&(#expr)))
-            }));
+            let default =
+                some(default.as_ref().map(
+                    |expr| quote_spanned!(expr.span()=> <#ty as #trait_name>::wire(&(#expr))),
+                ));
             let options = quote_spanned!(ty.span()=> <#ty as #trait_name>::options());
             quote!(#private::single_select(#options, #labels, #default))
         }

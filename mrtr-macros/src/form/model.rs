@@ -90,7 +90,7 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
             Fields::Named(named) => Some(named),
             Fields::Unnamed(fields) => {
                 errors.spanned(
-                &fields,
+                    fields,
                     format_args!(
                         "`#[derive(Form)]` needs a struct with named fields, but `{name}` is a \
                          tuple struct: name each field, since the field names become the form's \
@@ -134,7 +134,7 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
     };
     if !input.generics.params.is_empty() {
         errors.spanned(
-                &input.generics,
+            &input.generics,
             "`#[derive(Form)]` does not support generic parameters: a form's schema is fixed \
              at compile time",
         );
@@ -170,7 +170,7 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
             Ok(field_type) => field_type,
             Err(reason) => {
                 errors.spanned(
-                &field.ty,
+                    &field.ty,
                     format_args!(
                         "field `{ident}` has type `{}`, which an elicitation form cannot hold \
                          ({reason}); {ALLOWED_TYPES}",
@@ -257,19 +257,17 @@ fn property(
         let Some(applies) = applies_to(&key) else {
             errors.at(
                 arg.key.span(),
-                format_args!(
-                    "unknown `form` attribute `{key}`; expected one of {FIELD_KEYS}"
-                ),
+                format_args!("unknown `form` attribute `{key}`; expected one of {FIELD_KEYS}"),
             );
             continue;
         };
-        let fits = match (key.as_str(), &field_type.scalar) {
-            ("title" | "description" | "default", _) => true,
-            ("format" | "min_length" | "max_length", Scalar::String) => true,
-            ("minimum" | "maximum", Scalar::Int(_) | Scalar::Float { .. }) => true,
-            ("min_items" | "max_items", Scalar::Multi(_)) => true,
-            _ => false,
-        };
+        let fits = matches!(
+            (key.as_str(), &field_type.scalar),
+            ("title" | "description" | "default", _)
+                | ("format" | "min_length" | "max_length", Scalar::String)
+                | ("minimum" | "maximum", Scalar::Int(_) | Scalar::Float { .. })
+                | ("min_items" | "max_items", Scalar::Multi(_))
+        );
         if !fits {
             errors.at(
                 arg.key.span(),
@@ -334,7 +332,7 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                     "date-time" => Format::DateTime,
                     _ => {
                         errors.spanned(
-                &arg.value,
+                            &arg.value,
                             format_args!(
                                 "unknown format `{text}`; expected one of `email`, `uri`, \
                                  `date`, `date-time`"
@@ -347,11 +345,16 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
             });
             let min_length = raw.min_length.and_then(|a| count::<u32>(&a, errors));
             let max_length = raw.max_length.and_then(|a| count::<u32>(&a, errors));
-            ordered(("min_length", min_length), ("max_length", max_length), upper.clone(), errors);
+            ordered(
+                ("min_length", min_length),
+                ("max_length", max_length),
+                upper.clone(),
+                errors,
+            );
             let default = raw.default.and_then(|arg| {
                 let Some(text) = literal_str(&arg.value) else {
                     errors.spanned(
-                &arg.value,
+                        &arg.value,
                         "the default of a `String` field must be a string literal, e.g. \
                          `default = \"text\"`",
                     );
@@ -362,7 +365,7 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                     || max_length.is_some_and(|max| length > max.into())
                 {
                     errors.spanned(
-                &arg.value,
+                        &arg.value,
                         "the default is outside `min_length`..`max_length`",
                     );
                 }
@@ -384,10 +387,21 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
             if minimum.is_none() && int.unsigned() {
                 minimum = Some(0);
             }
-            ordered(("minimum", minimum), ("maximum", maximum), upper.clone(), errors);
+            ordered(
+                ("minimum", minimum),
+                ("maximum", maximum),
+                upper.clone(),
+                errors,
+            );
             let default = raw.default.and_then(|arg| {
                 let value = integer_in(&arg, *int, errors)?;
-                within_bounds(&arg, value as f64, minimum.map(|m| m as f64), maximum.map(|m| m as f64), errors);
+                within_bounds(
+                    &arg,
+                    value as f64,
+                    minimum.map(|m| m as f64),
+                    maximum.map(|m| m as f64),
+                    errors,
+                );
                 Some(value)
             });
             Kind::Integer {
@@ -402,7 +416,12 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
             };
             let minimum = bound(raw.minimum, errors);
             let maximum = bound(raw.maximum, errors);
-            ordered(("minimum", minimum), ("maximum", maximum), upper.clone(), errors);
+            ordered(
+                ("minimum", minimum),
+                ("maximum", maximum),
+                upper.clone(),
+                errors,
+            );
             let default = raw.default.and_then(|arg| {
                 let value = float_value(&arg, *single, errors)?;
                 within_bounds(&arg, value, minimum, maximum, errors);
@@ -421,7 +440,7 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                 }) => Some(b.value),
                 other => {
                     errors.spanned(
-                &other,
+                        other,
                         "the default of a `bool` field must be `true` or `false`",
                     );
                     None
@@ -430,12 +449,19 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
         },
         Scalar::Choice(ty) => Kind::Single {
             ty: ty.clone(),
-            default: raw.default.and_then(|arg| choice_default(arg, ty, false, errors)),
+            default: raw
+                .default
+                .and_then(|arg| choice_default(arg, ty, false, errors)),
         },
         Scalar::Multi(ty) => {
             let min_items = raw.min_items.and_then(|a| count::<u64>(&a, errors));
             let max_items = raw.max_items.and_then(|a| count::<u64>(&a, errors));
-            ordered(("min_items", min_items), ("max_items", max_items), upper.clone(), errors);
+            ordered(
+                ("min_items", min_items),
+                ("max_items", max_items),
+                upper.clone(),
+                errors,
+            );
             let default = raw.default.and_then(|arg| {
                 if let Expr::Array(array) = &arg.value {
                     let length = array.elems.len() as u64;
@@ -443,7 +469,7 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                         || max_items.is_some_and(|max| length > max)
                     {
                         errors.spanned(
-                &arg.value,
+                            &arg.value,
                             "the default has fewer than `min_items` or more than `max_items` \
                              options",
                         );
@@ -475,7 +501,7 @@ fn choice_default(arg: FormArg, ty: &Type, multi: bool, errors: &mut Errors) -> 
             format!("default = {ty}::First")
         };
         errors.spanned(
-                &arg.value,
+            &arg.value,
             format_args!(
                 "the default of a choice field is written with the enum's variants, \
                  e.g. `{example}`"
@@ -500,7 +526,7 @@ fn string_value(arg: &FormArg, errors: &mut Errors) -> Option<String> {
     let text = literal_str(&arg.value);
     if text.is_none() {
         errors.spanned(
-                &arg.value,
+            &arg.value,
             format_args!(
                 "`{}` expects a string literal, e.g. `{} = \"...\"`",
                 arg.key, arg.key
@@ -539,8 +565,11 @@ fn count<T: TryFrom<i128> + Into<u64>>(arg: &FormArg, errors: &mut Errors) -> Op
             Ok(value) => Some(value),
             Err(_) => {
                 errors.spanned(
-                &arg.value,
-                    format_args!("`{}` must be a non-negative count that fits the schema", arg.key),
+                    &arg.value,
+                    format_args!(
+                        "`{}` must be a non-negative count that fits the schema",
+                        arg.key
+                    ),
                 );
                 None
             }
@@ -548,7 +577,10 @@ fn count<T: TryFrom<i128> + Into<u64>>(arg: &FormArg, errors: &mut Errors) -> Op
         _ => {
             errors.spanned(
                 &arg.value,
-                format_args!("`{}` expects an integer literal, e.g. `{} = 10`", arg.key, arg.key),
+                format_args!(
+                    "`{}` expects an integer literal, e.g. `{} = 10`",
+                    arg.key, arg.key
+                ),
             );
             None
         }
@@ -586,7 +618,7 @@ fn integer_in(arg: &FormArg, int: IntType, errors: &mut Errors) -> Option<i64> {
 fn float_value(arg: &FormArg, single: bool, errors: &mut Errors) -> Option<f64> {
     let Some((_, value)) = number(&arg.value) else {
         errors.spanned(
-                &arg.value,
+            &arg.value,
             format_args!(
                 "`{}` of a float field expects a number literal, e.g. `{} = 0.5`",
                 arg.key, arg.key
@@ -597,8 +629,11 @@ fn float_value(arg: &FormArg, single: bool, errors: &mut Errors) -> Option<f64> 
     let limit = if single { f32::MAX as f64 } else { f64::MAX };
     if !value.is_finite() || value.abs() > limit {
         errors.spanned(
-                &arg.value,
-            format_args!("`{} = {value}` is out of range for the field's type", arg.key),
+            &arg.value,
+            format_args!(
+                "`{} = {value}` is out of range for the field's type",
+                arg.key
+            ),
         );
         return None;
     }
@@ -629,9 +664,6 @@ fn within_bounds(
     errors: &mut Errors,
 ) {
     if minimum.is_some_and(|min| value < min) || maximum.is_some_and(|max| value > max) {
-        errors.spanned(
-                &arg.value,
-            "the default is outside `minimum`..`maximum`",
-        );
+        errors.spanned(&arg.value, "the default is outside `minimum`..`maximum`");
     }
 }

@@ -64,10 +64,19 @@ fn serde_renames_decide_property_names_and_defaults_make_fields_optional() {
         }
     });
     assert!(errors.is_empty(), "{errors:?}");
-    let names: Vec<_> = model.properties.iter().map(|p| (p.wire_name.as_str(), p.required)).collect();
+    let names: Vec<_> = model
+        .properties
+        .iter()
+        .map(|p| (p.wire_name.as_str(), p.required))
+        .collect();
     assert_eq!(
         names,
-        [("dryRun", true), ("svc", true), ("retryCount", false), ("type", true)]
+        [
+            ("dryRun", true),
+            ("svc", true),
+            ("retryCount", false),
+            ("type", true)
+        ]
     );
 }
 
@@ -80,11 +89,22 @@ fn unsigned_integers_get_minimum_zero_unless_given() {
         .properties
         .iter()
         .map(|p| match p.kind {
-            Kind::Integer { minimum, maximum, default } => (minimum, maximum, default),
+            Kind::Integer {
+                minimum,
+                maximum,
+                default,
+            } => (minimum, maximum, default),
             _ => panic!("integer"),
         })
         .collect();
-    assert_eq!(bounds, [(Some(0), None, None), (Some(5), Some(9), Some(7)), (None, None, None)]);
+    assert_eq!(
+        bounds,
+        [
+            (Some(0), None, None),
+            (Some(5), Some(9), Some(7)),
+            (None, None, None)
+        ]
+    );
 }
 
 #[test]
@@ -118,42 +138,233 @@ fn every_bad_field_is_reported_at_once() {
     });
     assert_eq!(errors.len(), 4, "{errors:?}");
     for (message, field) in errors.iter().zip(["nested", "map", "pair", "text"]) {
-        assert!(message.starts_with(&format!("field `{field}` has type")), "{message}");
-        assert!(message.contains("a form field must be `String`"), "{message}");
+        assert!(
+            message.starts_with(&format!("field `{field}` has type")),
+            "{message}"
+        );
+        assert!(
+            message.contains("a form field must be `String`"),
+            "{message}"
+        );
     }
 }
 
 #[test]
 fn shape_errors_name_the_item() {
-    assert!(errors(quote!(struct T(u8);))[0].contains("`T` is a tuple struct"));
-    assert!(errors(quote!(struct U;))[0].contains("`U` is a unit struct"));
-    assert!(errors(quote!(enum E { A }))[0].contains("`E` is an enum"));
-    assert!(errors(quote!(struct G<T> { t: T }))[0].contains("generic parameters"));
+    assert!(
+        errors(quote!(
+            struct T(u8);
+        ))[0]
+            .contains("`T` is a tuple struct")
+    );
+    assert!(
+        errors(quote!(
+            struct U;
+        ))[0]
+            .contains("`U` is a unit struct")
+    );
+    assert!(
+        errors(quote!(
+            enum E {
+                A,
+            }
+        ))[0]
+            .contains("`E` is an enum")
+    );
+    assert!(
+        errors(quote!(
+            struct G<T> {
+                t: T,
+            }
+        ))[0]
+            .contains("generic parameters")
+    );
 }
 
 #[test]
 fn attribute_errors_are_specific() {
     let cases = [
-        (quote!(struct F { #[form(colour = "red")] a: String }), "unknown `form` attribute `colour`; expected one of `title`"),
-        (quote!(struct F { #[form(max_length = "200")] a: String }), "`max_length` expects an integer literal"),
-        (quote!(struct F { #[form(format = "email")] a: u8 }), "`format` does not apply to field `a` of type `u8`; it applies to `String` fields"),
-        (quote!(struct F { #[form(minimum = 1)] a: bool }), "`minimum` does not apply to field `a` of type `bool`"),
-        (quote!(struct F { #[form(format = "phone")] a: String }), "unknown format `phone`"),
-        (quote!(struct F { #[form(maximum = 300)] a: u8 }), "`maximum = 300` is out of range for `u8` (0..=255)"),
-        (quote!(struct F { #[form(minimum = -1)] a: u32 }), "`minimum = -1` is out of range for `u32`"),
-        (quote!(struct F { #[form(minimum = 5, maximum = 1)] a: i32 }), "`minimum` (5) is greater than `maximum` (1)"),
-        (quote!(struct F { #[form(default = 5)] a: String }), "the default of a `String` field must be a string literal"),
-        (quote!(struct F { #[form(max_length = 2, default = "abc")] a: String }), "the default is outside `min_length`..`max_length`"),
-        (quote!(struct F { #[form(maximum = 1.5, default = 2.0)] a: f64 }), "the default is outside `minimum`..`maximum`"),
-        (quote!(struct F { #[form(default = "prod")] a: Env }), "e.g. `default = Env::First`"),
-        (quote!(struct F { #[form(min_items = 1)] a: Env }), "`min_items` does not apply to field `a` of type choice `Env`"),
-        (quote!(struct F { #[form(min_items = 2, default = [Env::A])] a: Vec<Env> }), "fewer than `min_items`"),
-        (quote!(struct F { #[serde(flatten)] a: Inner }), "`#[serde(flatten)]` is not supported"),
-        (quote!(#[form(title = "x")] struct F { a: u8 }), "on a struct: `#[form(...)]` goes on fields"),
-        (quote!(struct F { #[form(title = "a", title = "b")] a: u8 }), "duplicate `title` attribute"),
-        (quote!(struct F { a: u8, #[serde(rename = "a")] b: u8 }), "same property name `a`"),
-        (quote!(struct F { #[form(default = 1)] a: bool }), "must be `true` or `false`"),
-        (quote!(struct F { #[form(minimum = 0.5)] a: i8 }), "expects an integer literal"),
+        (
+            quote!(
+                struct F {
+                    #[form(colour = "red")]
+                    a: String,
+                }
+            ),
+            "unknown `form` attribute `colour`; expected one of `title`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(max_length = "200")]
+                    a: String,
+                }
+            ),
+            "`max_length` expects an integer literal",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(format = "email")]
+                    a: u8,
+                }
+            ),
+            "`format` does not apply to field `a` of type `u8`; it applies to `String` fields",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(minimum = 1)]
+                    a: bool,
+                }
+            ),
+            "`minimum` does not apply to field `a` of type `bool`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(format = "phone")]
+                    a: String,
+                }
+            ),
+            "unknown format `phone`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(maximum = 300)]
+                    a: u8,
+                }
+            ),
+            "`maximum = 300` is out of range for `u8` (0..=255)",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(minimum = -1)]
+                    a: u32,
+                }
+            ),
+            "`minimum = -1` is out of range for `u32`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(minimum = 5, maximum = 1)]
+                    a: i32,
+                }
+            ),
+            "`minimum` (5) is greater than `maximum` (1)",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(default = 5)]
+                    a: String,
+                }
+            ),
+            "the default of a `String` field must be a string literal",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(max_length = 2, default = "abc")]
+                    a: String,
+                }
+            ),
+            "the default is outside `min_length`..`max_length`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(maximum = 1.5, default = 2.0)]
+                    a: f64,
+                }
+            ),
+            "the default is outside `minimum`..`maximum`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(default = "prod")]
+                    a: Env,
+                }
+            ),
+            "e.g. `default = Env::First`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(min_items = 1)]
+                    a: Env,
+                }
+            ),
+            "`min_items` does not apply to field `a` of type choice `Env`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(min_items = 2, default = [Env::A])]
+                    a: Vec<Env>,
+                }
+            ),
+            "fewer than `min_items`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[serde(flatten)]
+                    a: Inner,
+                }
+            ),
+            "`#[serde(flatten)]` is not supported",
+        ),
+        (
+            quote!(
+                #[form(title = "x")]
+                struct F {
+                    a: u8,
+                }
+            ),
+            "on a struct: `#[form(...)]` goes on fields",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(title = "a", title = "b")]
+                    a: u8,
+                }
+            ),
+            "duplicate `title` attribute",
+        ),
+        (
+            quote!(
+                struct F {
+                    a: u8,
+                    #[serde(rename = "a")]
+                    b: u8,
+                }
+            ),
+            "same property name `a`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(default = 1)]
+                    a: bool,
+                }
+            ),
+            "must be `true` or `false`",
+        ),
+        (
+            quote!(
+                struct F {
+                    #[form(minimum = 0.5)]
+                    a: i8,
+                }
+            ),
+            "expects an integer literal",
+        ),
     ];
     for (tokens, expected) in cases {
         let errors = errors(tokens.clone());
@@ -169,16 +380,30 @@ fn expansion_refers_to_runtime_items_by_absolute_paths() {
     })
     .to_string();
     assert!(out.contains(":: mrtr :: form :: Form for Pick"), "{out}");
-    assert!(out.contains(":: mrtr :: __private :: single_select"), "{out}");
-    assert!(out.contains(":: mrtr :: __private :: multi_select"), "{out}");
-    assert!(out.contains("field `env` of form `Pick` has type `{Self}`"), "{out}");
+    assert!(
+        out.contains(":: mrtr :: __private :: single_select"),
+        "{out}"
+    );
+    assert!(
+        out.contains(":: mrtr :: __private :: multi_select"),
+        "{out}"
+    );
+    assert!(
+        out.contains("field `env` of form `Pick` has type `{Self}`"),
+        "{out}"
+    );
     assert!(out.contains("& [\"env\"]"), "{out}");
     assert!(!out.contains("compile_error"), "{out}");
 }
 
 #[test]
 fn expansion_with_errors_still_emits_the_impl() {
-    let out = derive_form(quote!(struct Bad { a: (u8, u8) })).to_string();
+    let out = derive_form(quote!(
+        struct Bad {
+            a: (u8, u8),
+        }
+    ))
+    .to_string();
     assert!(out.contains("compile_error"), "{out}");
     assert!(out.contains(":: mrtr :: form :: Form for Bad"), "{out}");
     assert!(out.contains("unreachable"), "{out}");
@@ -215,7 +440,13 @@ fn choice_values_follow_serde_and_titles_follow_docs() {
             ("hidden", None, false),
         ]
     );
-    let out = derive_form_choice(quote!(enum E { A, B })).to_string();
+    let out = derive_form_choice(quote!(
+        enum E {
+            A,
+            B,
+        }
+    ))
+    .to_string();
     assert!(out.contains(":: mrtr :: form :: FormChoice for E"), "{out}");
     assert!(out.contains("Self :: A => \"A\""), "{out}");
 }
@@ -223,12 +454,57 @@ fn choice_values_follow_serde_and_titles_follow_docs() {
 #[test]
 fn choice_errors_are_specific() {
     let cases = [
-        (quote!(struct S { a: u8 }), "`S` is not an enum; a struct with named fields is a form"),
-        (quote!(enum E { A(u8), B }), "variant `A` of `E` has fields"),
-        (quote!(enum E {}), "`E` offers no options"),
-        (quote!(#[serde(untagged)] enum E { A }), "`#[serde(untagged)]` is not supported on a form choice"),
-        (quote!(enum E { #[form(label = "x")] A }), "unknown `form` attribute `label` on a choice variant"),
-        (quote!(enum E { A, #[serde(rename = "A")] B }), "same value `A`"),
+        (
+            quote!(
+                struct S {
+                    a: u8,
+                }
+            ),
+            "`S` is not an enum; a struct with named fields is a form",
+        ),
+        (
+            quote!(
+                enum E {
+                    A(u8),
+                    B,
+                }
+            ),
+            "variant `A` of `E` has fields",
+        ),
+        (
+            quote!(
+                enum E {}
+            ),
+            "`E` offers no options",
+        ),
+        (
+            quote!(
+                #[serde(untagged)]
+                enum E {
+                    A,
+                }
+            ),
+            "`#[serde(untagged)]` is not supported on a form choice",
+        ),
+        (
+            quote!(
+                enum E {
+                    #[form(label = "x")]
+                    A,
+                }
+            ),
+            "unknown `form` attribute `label` on a choice variant",
+        ),
+        (
+            quote!(
+                enum E {
+                    A,
+                    #[serde(rename = "A")]
+                    B,
+                }
+            ),
+            "same value `A`",
+        ),
     ];
     for (tokens, expected) in cases {
         let input = syn::parse2(tokens.clone()).unwrap();

@@ -21,16 +21,56 @@ impl IntType {
 }
 
 const INTS: [IntType; 10] = [
-    IntType { name: "i8", min: i8::MIN as i128, max: i8::MAX as i128 },
-    IntType { name: "i16", min: i16::MIN as i128, max: i16::MAX as i128 },
-    IntType { name: "i32", min: i32::MIN as i128, max: i32::MAX as i128 },
-    IntType { name: "i64", min: i64::MIN as i128, max: i64::MAX as i128 },
-    IntType { name: "isize", min: i64::MIN as i128, max: i64::MAX as i128 },
-    IntType { name: "u8", min: 0, max: u8::MAX as i128 },
-    IntType { name: "u16", min: 0, max: u16::MAX as i128 },
-    IntType { name: "u32", min: 0, max: u32::MAX as i128 },
-    IntType { name: "u64", min: 0, max: i64::MAX as i128 },
-    IntType { name: "usize", min: 0, max: i64::MAX as i128 },
+    IntType {
+        name: "i8",
+        min: i8::MIN as i128,
+        max: i8::MAX as i128,
+    },
+    IntType {
+        name: "i16",
+        min: i16::MIN as i128,
+        max: i16::MAX as i128,
+    },
+    IntType {
+        name: "i32",
+        min: i32::MIN as i128,
+        max: i32::MAX as i128,
+    },
+    IntType {
+        name: "i64",
+        min: i64::MIN as i128,
+        max: i64::MAX as i128,
+    },
+    IntType {
+        name: "isize",
+        min: i64::MIN as i128,
+        max: i64::MAX as i128,
+    },
+    IntType {
+        name: "u8",
+        min: 0,
+        max: u8::MAX as i128,
+    },
+    IntType {
+        name: "u16",
+        min: 0,
+        max: u16::MAX as i128,
+    },
+    IntType {
+        name: "u32",
+        min: 0,
+        max: u32::MAX as i128,
+    },
+    IntType {
+        name: "u64",
+        min: 0,
+        max: i64::MAX as i128,
+    },
+    IntType {
+        name: "usize",
+        min: 0,
+        max: i64::MAX as i128,
+    },
 ];
 
 /// What one (non-`Option`) field type becomes in the schema.
@@ -39,7 +79,9 @@ pub(crate) enum Scalar {
     String,
     Int(IntType),
     /// `f32` (`true`) or `f64`.
-    Float { single: bool },
+    Float {
+        single: bool,
+    },
     Bool,
     /// A single-select over this enum type.
     Choice(Type),
@@ -64,9 +106,15 @@ pub(crate) fn classify(ty: &Type) -> Result<FieldType, Rejection> {
         if single_arg(unwrap_groups(inner), "Option").is_some() {
             return Err("`Option<Option<_>>` cannot be told apart from `Option<_>` in a form");
         }
-        return scalar(inner).map(|scalar| FieldType { scalar, optional: true });
+        return scalar(inner).map(|scalar| FieldType {
+            scalar,
+            optional: true,
+        });
     }
-    scalar(ty).map(|scalar| FieldType { scalar, optional: false })
+    scalar(ty).map(|scalar| FieldType {
+        scalar,
+        optional: false,
+    })
 }
 
 fn scalar(ty: &Type) -> Result<Scalar, Rejection> {
@@ -74,9 +122,9 @@ fn scalar(ty: &Type) -> Result<Scalar, Rejection> {
     if let Some(item) = single_arg(ty, "Vec") {
         return match choice_candidate(unwrap_groups(item)) {
             Ok(()) => Ok(Scalar::Multi(unwrap_groups(item).clone())),
-            Err(_) => Err(
-                "a `Vec` is a multi-select, so its items must be an enum deriving `FormChoice`",
-            ),
+            Err(_) => {
+                Err("a `Vec` is a multi-select, so its items must be an enum deriving `FormChoice`")
+            }
         };
     }
     match last_segment_name(ty).as_deref() {
@@ -121,9 +169,7 @@ fn choice_candidate(ty: &Type) -> Result<(), Rejection> {
         }
         Type::Reference(_) => Err("references cannot be deserialized into an owned form"),
         Type::Tuple(_) => Err("tuples cannot be elicited: give each value its own field"),
-        Type::Array(_) | Type::Slice(_) => {
-            Err("use `Vec<_>` of a choice enum for a multi-select")
-        }
+        Type::Array(_) | Type::Slice(_) => Err("use `Vec<_>` of a choice enum for a multi-select"),
         _ => Err("this kind of type cannot be elicited"),
     }
 }
@@ -208,18 +254,36 @@ mod tests {
 
     #[test]
     fn recognises_primitives_by_last_segment() {
-        assert_eq!(kind(parse_quote!(String)).unwrap(), ("string".into(), false));
-        assert_eq!(kind(parse_quote!(std::string::String)).unwrap(), ("string".into(), false));
+        assert_eq!(
+            kind(parse_quote!(String)).unwrap(),
+            ("string".into(), false)
+        );
+        assert_eq!(
+            kind(parse_quote!(std::string::String)).unwrap(),
+            ("string".into(), false)
+        );
         assert_eq!(kind(parse_quote!(Option<u8>)).unwrap(), ("u8".into(), true));
-        assert_eq!(kind(parse_quote!(core::option::Option<f32>)).unwrap(), ("f32".into(), true));
+        assert_eq!(
+            kind(parse_quote!(core::option::Option<f32>)).unwrap(),
+            ("f32".into(), true)
+        );
         assert_eq!(kind(parse_quote!(bool)).unwrap(), ("bool".into(), false));
     }
 
     #[test]
     fn other_plain_paths_are_choices() {
-        assert_eq!(kind(parse_quote!(Env)).unwrap(), ("choice Env".into(), false));
-        assert_eq!(kind(parse_quote!(crate::Env)).unwrap(), ("choice crate::Env".into(), false));
-        assert_eq!(kind(parse_quote!(Option<Vec<Env>>)).unwrap(), ("multi Env".into(), true));
+        assert_eq!(
+            kind(parse_quote!(Env)).unwrap(),
+            ("choice Env".into(), false)
+        );
+        assert_eq!(
+            kind(parse_quote!(crate::Env)).unwrap(),
+            ("choice crate::Env".into(), false)
+        );
+        assert_eq!(
+            kind(parse_quote!(Option<Vec<Env>>)).unwrap(),
+            ("multi Env".into(), true)
+        );
     }
 
     #[test]
