@@ -43,7 +43,7 @@ pub type StepFuture<'a, O> = Pin<Box<dyn Future<Output = Result<Step<O>, StepErr
 ///
 /// ```
 /// use mrtr_runtime::machine::*;
-/// use rmcp::model::{CallToolResult, Content, Tool};
+/// use rmcp::model::{CallToolResult, ContentBlock, Tool};
 ///
 /// /// Asks for a name, then greets.
 /// struct Greet { descriptor: MachineDescriptor }
@@ -63,7 +63,7 @@ pub type StepFuture<'a, O> = Pin<Box<dyn Future<Output = Result<Step<O>, StepErr
 ///             let GreetState::AskedName = resume.state()?;
 ///             let name: Elicited<String> = resume.answers().take("name")?;
 ///             let text = match name { Elicited::Accept(n) => format!("Hello, {n}!"), _ => "Bye.".into() };
-///             Ok(Step::Done(CallToolResult::success(vec![Content::text(text)])))
+///             Ok(Step::Done(CallToolResult::success(vec![ContentBlock::text(text)])))
 ///         })
 ///     }
 /// }
@@ -423,7 +423,7 @@ impl Resume {
 ///
 /// ```
 /// use mrtr_runtime::machine::{input, Suspend};
-/// let suspend = Suspend::new(&("acc", 3u8)).unwrap()
+/// let suspend = Suspend::new(&(String::from("acc"), 3u8)).unwrap()
 ///     .ask("env", input::choice("Where?", ["a", "b"])).unwrap()
 ///     .ask("roots", input::roots()).unwrap();
 /// assert_eq!(suspend.requests().len(), 2);
@@ -564,3 +564,13 @@ impl From<std::convert::Infallible> for StepError {
 /// Keeps a machine's description text around for listings (`Cow` so generated code can
 /// use `&'static str`).
 pub type Text = Cow<'static, str>;
+
+impl From<Method> for crate::token::BoundMethod {
+    fn from(method: Method) -> Self {
+        match method {
+            Method::CallTool => crate::token::BoundMethod::ToolsCall,
+            Method::GetPrompt => crate::token::BoundMethod::PromptsGet,
+            Method::ReadResource => crate::token::BoundMethod::ResourcesRead,
+        }
+    }
+}

@@ -126,10 +126,8 @@ fn check_property(field: &str, property: &Map<String, Value>, value: &Value) -> 
                 return Err(format!("field `{field}` is above its maximum"));
             }
         }
-        "boolean" => {
-            if !value.is_boolean() {
-                return Err(format!("field `{field}` must be a boolean"));
-            }
+        "boolean" if !value.is_boolean() => {
+            return Err(format!("field `{field}` must be a boolean"));
         }
         "array" => {
             let items = value
