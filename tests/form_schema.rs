@@ -87,6 +87,28 @@ struct Everything {
     cache: Vec<(u8, u8)>,
 }
 
+mod choices {
+    #[derive(mrtr::FormChoice, serde::Deserialize, Debug, PartialEq)]
+    pub enum Size {
+        Small,
+        Large,
+    }
+}
+
+/// Qualified paths, computed defaults and `Option` defaults.
+#[derive(mrtr::Form, Deserialize, Debug, PartialEq)]
+struct Paths {
+    #[form(default = choices::Size::Large)]
+    size: crate::choices::Size,
+    #[form(default = vec![choices::Size::Small, choices::Size::Large])]
+    sizes: Option<std::vec::Vec<choices::Size>>,
+    #[form(default = 3)]
+    copies: Option<u16>,
+    #[form(default = false)]
+    rush: Option<bool>,
+    label: std::string::String,
+}
+
 /// A form with no fields: a plain confirmation.
 #[derive(mrtr::Form, Deserialize, Debug, PartialEq)]
 struct Ack {}
@@ -186,6 +208,25 @@ fn properties_keep_declaration_order_on_the_wire() {
         })
         .collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+}
+
+#[test]
+fn qualified_paths_and_computed_defaults() {
+    assert_eq!(
+        wire::<Paths>(),
+        json!({
+            "type": "object",
+            "properties": {
+                "size": {"type": "string", "enum": ["Small", "Large"], "default": "Large"},
+                "sizes": {"type": "array", "items": {"type": "string", "enum": ["Small", "Large"]},
+                    "default": ["Small", "Large"]},
+                "copies": {"type": "integer", "minimum": 0, "default": 3},
+                "rush": {"type": "boolean", "default": false},
+                "label": {"type": "string"}
+            },
+            "required": ["size", "label"]
+        })
+    );
 }
 
 #[test]

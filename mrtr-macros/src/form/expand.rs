@@ -217,8 +217,9 @@ fn choice_check(
         )
     };
     let note = format!(
-        "{ALLOWED_TYPES}; other types are read as choice enums, so derive `mrtr::FormChoice` on \
-         `{{Self}}` if it is a fieldless enum"
+        "{ALLOWED_TYPES}. The derive recognises primitives by name, so any other type (even an \
+         alias of a primitive) is read as a choice enum: derive `mrtr::FormChoice` on `{{Self}}` \
+         if it is a fieldless enum, or write the primitive type by name"
     );
     let tokens = quote_spanned! {ty.span()=>
         #[diagnostic::on_unimplemented(message = #message, label = "not allowed in a form", note = #note)]
