@@ -130,6 +130,10 @@ fn confirm_schema_is_exactly_the_spec_shape() {
             "required": ["apply"]
         })
     );
+    assert_eq!(
+        serde_json::to_string(&Confirm::requested_schema()).unwrap(),
+        r#"{"type":"object","properties":{"apply":{"type":"boolean","description":"Apply the plan now?"},"reason":{"type":"string","maxLength":200}},"required":["apply"]}"#
+    );
     let request =
         serde_json::to_value(input::form::<Confirm>("Run step 3?").into_request()).unwrap();
     assert_eq!(request["method"], "elicitation/create");
