@@ -95,12 +95,14 @@ mod choices {
     }
 }
 
-/// Qualified paths, computed defaults and `Option` defaults.
+const ALL_SIZES: [choices::Size; 2] = [choices::Size::Small, choices::Size::Large];
+
+/// Qualified paths, defaults given by a constant, and `Option` defaults.
 #[derive(mrtr::Form, Deserialize, Debug, PartialEq)]
 struct Paths {
     #[form(default = choices::Size::Large)]
     size: crate::choices::Size,
-    #[form(default = vec![choices::Size::Small, choices::Size::Large])]
+    #[form(default = ALL_SIZES)]
     sizes: Option<std::vec::Vec<choices::Size>>,
     #[form(default = 3)]
     copies: Option<u16>,

@@ -71,6 +71,10 @@ mod form;
 /// Defaults are checked against the bounds at compile time. Answers are checked against the
 /// schema (bounds, options, formats) by the runtime before they are deserialized.
 ///
+/// The struct must also derive `serde::Deserialize` (that is what reads the answer), and cannot
+/// be generic. The generated code names the facade crate as `::mrtr`. No `#[form(...)]` key is
+/// accepted on the struct itself: the spec's `requestedSchema` has no title or description.
+///
 /// ```
 /// use mrtr::form::Form;
 ///
