@@ -3,29 +3,16 @@
 mod machine_support;
 
 use machine_support::*;
-use mrtr::form::Form;
 use mrtr::machine::{Elicited, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-#[derive(Serialize, Deserialize)]
+#[derive(mrtr::Form, Serialize, Deserialize)]
 struct Confirm {
+    /// Apply the plan now?
     apply: bool,
+    #[form(max_length = 200)]
     reason: Option<String>,
-}
-
-impl Form for Confirm {
-    fn requested_schema() -> rmcp::model::ElicitationSchema {
-        serde_json::from_value(json!({
-            "type": "object",
-            "properties": {
-                "apply": {"type": "boolean", "description": "Apply the plan now?"},
-                "reason": {"type": "string", "maxLength": 200}
-            },
-            "required": ["apply"]
-        }))
-        .unwrap()
-    }
 }
 
 #[derive(Serialize, Deserialize)]

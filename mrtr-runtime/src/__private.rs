@@ -2,6 +2,9 @@
 //! Not a public API: names here change without notice.
 #![allow(missing_docs)]
 
+mod form_schema;
+pub use form_schema::*;
+
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
 
