@@ -630,3 +630,85 @@ async fn deferred_initialization_and_let_chains() {
         "r0 5r1"
     );
 }
+
+/// A JSON value cannot live across a suspension (postcard cannot restore it): the step
+/// fails loudly at the suspension; wrapped in `JsonText` it works.
+#[mrtr::tool]
+async fn json_across(wrap: bool) -> String {
+    let value = json!({"a": [1, 2]});
+    if wrap {
+        let kept = mrtr::machine::JsonText::new(&value).unwrap();
+        let _ = ask!(confirm("go?"));
+        kept.get().unwrap()["a"][1].to_string()
+    } else {
+        let _ = ask!(confirm("go?"));
+        value["a"][1].to_string()
+    }
+}
+
+#[tokio::test]
+async fn json_values_need_json_text() {
+    let ok = drive(&json_across, json!({"wrap": true}), |_, _, _| {
+        accept(json!({"confirm": true}))
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&ok.output), "2");
+    let error = drive(&json_across, json!({"wrap": false}), |_, _, _| {
+        accept(json!({"confirm": true}))
+    })
+    .await
+    .err()
+    .expect("a Value held across a suspension cannot be sealed");
+    assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+}
+
+static ACROSS_BEFORE: AtomicUsize = AtomicUsize::new(0);
+static ACROSS_BETWEEN: AtomicUsize = AtomicUsize::new(0);
+
+#[mrtr::tool]
+async fn counted_across() -> String {
+    ACROSS_BEFORE.fetch_add(1, Ordering::SeqCst);
+    let mut seen = Vec::new();
+    for i in 0..4 {
+        let a = ask!(text(format!("a{i}"))).ok().unwrap_or_default();
+        ACROSS_BETWEEN.fetch_add(1, Ordering::SeqCst);
+        seen.push(a);
+    }
+    seen.join("")
+}
+
+/// Two server instances sharing keys serve alternate rounds of one flow.
+#[tokio::test]
+async fn rounds_alternate_between_instances_and_run_once() {
+    use mrtr::testing::{Harness, Reply};
+    use mrtr::token::{KeyId, KeyRing, SecretKey};
+    let keys = || KeyRing::new(KeyId(9), SecretKey::from_bytes([42; 32]));
+    let instances = [Harness::with_keys(keys()), Harness::with_keys(keys())];
+    let (mut state, mut responses) = (None, None);
+    for round in 0.. {
+        let reply = instances[round % 2]
+            .request(&counted_across, json!({}), state.take(), responses.take())
+            .await
+            .unwrap();
+        match reply {
+            Reply::Complete(result) => {
+                assert_eq!(text(&result), "a0a1a2a3");
+                assert_eq!(round, 4);
+                break;
+            }
+            Reply::InputRequired(input) => {
+                let requests = input.input_requests.unwrap();
+                responses = Some(
+                    requests
+                        .iter()
+                        .map(|(key, request)| (key.clone(), answer_text(&message(request))))
+                        .collect(),
+                );
+                state = input.request_state;
+            }
+        }
+    }
+    assert_eq!(ACROSS_BEFORE.load(Ordering::SeqCst), 1);
+    assert_eq!(ACROSS_BETWEEN.load(Ordering::SeqCst), 4);
+}
