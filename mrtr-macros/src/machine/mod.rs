@@ -13,7 +13,7 @@ pub mod parse;
 pub mod suspension;
 
 #[cfg(test)]
-mod difftest;
+pub(crate) mod difftest;
 #[cfg(test)]
 mod tests;
 

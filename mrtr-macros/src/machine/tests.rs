@@ -374,3 +374,32 @@ fn expansion_is_a_unit_struct_and_a_machine_impl() {
     assert!(text.contains("\"ask_0\""));
     assert!(!text.contains("compile_error"));
 }
+
+/// Expansion time of a large synthetic tool (the generated differential bodies, concatenated):
+/// `cargo test -p mrtr-macros --release large_expansion_time -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn large_expansion_time() {
+    let source = crate::machine::difftest::generate(7);
+    let mut body = String::new();
+    for chunk in source.split("#[mrtr::tool]").skip(1).take(40) {
+        let start = chunk.find("let mut acc").unwrap();
+        let end = chunk.find("Some(format!(\"{:?}\", acc))\n}").unwrap();
+        body.push_str("{\n");
+        body.push_str(&chunk[start..end]);
+        body.push_str("}\n");
+    }
+    let item: TokenStream = format!("async fn big(seed: u32) -> Option<String> {{ {body} None }}")
+        .parse()
+        .unwrap();
+    let runs = 20;
+    let started = std::time::Instant::now();
+    for _ in 0..runs {
+        let _ = expand_attribute(Kind::Tool, TokenStream::new(), item.clone());
+    }
+    println!(
+        "{} lines: {:?} per expansion",
+        body.lines().count(),
+        started.elapsed() / runs
+    );
+}
