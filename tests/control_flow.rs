@@ -304,6 +304,7 @@ async fn early_return_and_question_mark() {
 
 /// Nested blocks, shadowing across scopes, and mutation across rounds.
 #[mrtr::tool]
+#[allow(clippy::let_and_return)]
 async fn scopes() -> String {
     let x = 1;
     let mut total = 0;

@@ -595,6 +595,10 @@ pub fn expand(
     let ret = &function.ret;
     let cfgs = cfg_attrs(function);
     let item = struct_item(function);
+    let lints = function
+        .attrs
+        .iter()
+        .filter(|attr| !attr.path().is_ident("cfg"));
 
     // Arguments type.
     let arg_fields = function.params.iter().map(|param| {
@@ -746,6 +750,7 @@ pub fn expand(
                 }
             }
 
+            #(#lints)*
             #[allow(
                 unused_variables, unused_mut, unused_assignments, unused_braces, unused_parens,
                 unreachable_code, unreachable_patterns, irrefutable_let_patterns, dead_code,

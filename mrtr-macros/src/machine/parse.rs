@@ -67,7 +67,7 @@ pub struct MachineFn {
     pub kind: Kind,
     /// Attribute arguments.
     pub args: Args,
-    /// Outer attributes other than docs (kept on the generated struct).
+    /// `cfg` and lint-level attributes (docs are in `doc`).
     pub attrs: Vec<Attribute>,
     /// The function's visibility.
     pub vis: Visibility,
@@ -330,12 +330,30 @@ pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> Ma
         }
     }
     signature_tokens.extend(sig.output.to_token_stream());
-    let attrs = item
-        .attrs
-        .iter()
-        .filter(|attr| !attr.path().is_ident("doc"))
-        .cloned()
-        .collect();
+    // `cfg` applies to everything generated; lint levels apply to the body; anything else
+    // (`#[inline]`, `#[tracing::instrument]`, ...) has no meaning on the generated machine.
+    let mut attrs = Vec::new();
+    for attr in &item.attrs {
+        let path = attr.path();
+        if path.is_ident("doc") {
+            continue;
+        }
+        let supported = ["cfg", "allow", "expect", "warn", "deny", "forbid"]
+            .iter()
+            .any(|name| path.is_ident(name));
+        if supported {
+            attrs.push(attr.clone());
+        } else {
+            errors.at(
+                spanned(attr.path()),
+                format!(
+                    "this attribute is not supported on an mrtr function (only doc comments, `cfg` and lint levels are); \
+                     the function becomes the `{}` struct implementing `Machine`",
+                    sig.ident
+                ),
+            );
+        }
+    }
     let doc = match &args.description {
         Some(description) => description.value(),
         None => doc_text(&item.attrs),

@@ -5,3 +5,9 @@ async fn deploy<T>(service: &str, (a, b): (u8, u8)) -> String {
 }
 
 fn main() {}
+
+#[mrtr::tool]
+#[inline]
+async fn inlined() -> String {
+    String::new()
+}
