@@ -5,3 +5,5 @@
 //! - [`server`]: the rmcp adapter that lists, gates, resumes and seals.
 //! - [`client`]: a driver that answers `input_required` rounds.
 #![deny(missing_docs)]
+
+pub mod client;
