@@ -178,14 +178,39 @@ impl MrtrClient {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        Self::connect_with_lifecycle(
+            transport,
+            handler,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+    }
+
+    /// Like [`connect`](Self::connect) with an explicit rmcp lifecycle, e.g.
+    /// `ClientLifecycleMode::Auto` to fall back to `initialize` for older servers (which
+    /// never send `input_required`).
+    pub async fn connect_with_lifecycle<T, E, A>(
+        transport: T,
+        handler: impl InputHandler,
+        lifecycle: ClientLifecycleMode,
+    ) -> Result<Self, ClientError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let handler: Arc<dyn InputHandler> = Arc::new(handler);
-        let service = client_config(handler.supported())
-            .serve_with_lifecycle(
-                transport,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
+        let mut config = client_config(handler.supported());
+        if let ClientLifecycleMode::Auto {
+            legacy_version: Some(version),
+            ..
+        } = &lifecycle
+        {
+            config.protocol_version = version.clone();
+        }
+        let service = config
+            .serve_with_lifecycle(transport, lifecycle)
             .await
             .map_err(|error| ClientError::Connect(error.to_string()))?;
         Ok(Self {
