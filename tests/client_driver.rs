@@ -2,11 +2,12 @@
 //! process) and Streamable HTTP on 127.0.0.1.
 #![allow(deprecated)]
 
+#[path = "support/bins.rs"]
+mod bins;
 #[path = "support/server.rs"]
 mod server;
 
 use std::{
-    path::PathBuf,
     sync::{Arc, Mutex, atomic::Ordering},
     time::Duration,
 };
@@ -26,23 +27,8 @@ use serde_json::json;
 use server::TestServer;
 use tokio_util::sync::CancellationToken;
 
-/// The `test_server` example binary, built on demand.
-fn server_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let path = exe.parent().unwrap().parent().unwrap().join("examples").join("test_server");
-    if !path.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--example", "test_server"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building the test_server example failed");
-    }
-    path
-}
-
 fn stdio_transport() -> TokioChildProcess {
-    TokioChildProcess::new(tokio::process::Command::new(server_binary())).expect("spawn server")
+    TokioChildProcess::new(tokio::process::Command::new(bins::test_server())).expect("spawn server")
 }
 
 fn text_of(result: &CallToolResult) -> String {
