@@ -13,10 +13,10 @@
 
 use mrtr::client::{CallTarget, ClientError, InputHandlers, MrtrClient, Step};
 use rmcp::{
+    model::ProtocolVersion,
     model::{
         CreateMessageResult, ElicitResult, ElicitationAction, ListRootsResult, SamplingMessage,
     },
-    model::ProtocolVersion,
     service::ClientLifecycleMode,
     transport::StreamableHttpClientTransport,
 };
@@ -49,7 +49,10 @@ fn plausible_value(property: &Value) -> Value {
     if let Some(default) = property.get("default") {
         return default.clone();
     }
-    if let Some(first) = property["enum"].as_array().and_then(|values| values.first()) {
+    if let Some(first) = property["enum"]
+        .as_array()
+        .and_then(|values| values.first())
+    {
         return first.clone();
     }
     match property["type"].as_str() {
@@ -62,8 +65,13 @@ fn plausible_value(property: &Value) -> Value {
 
 /// SEP-2322: exact state echo, new ids, no invented state, isolation, absent resultType.
 async fn request_state(client: &MrtrClient) -> Result<(), ClientError> {
-    let Step::InputRequired(pending) = client.start(CallTarget::tool("test_mrtr_echo_state", None)).await? else {
-        return Err(ClientError::Protocol("test_mrtr_echo_state did not ask for input".into()));
+    let Step::InputRequired(pending) = client
+        .start(CallTarget::tool("test_mrtr_echo_state", None))
+        .await?
+    else {
+        return Err(ClientError::Protocol(
+            "test_mrtr_echo_state did not ask for input".into(),
+        ));
     };
     // An unrelated call while the first one is pending must carry no MRTR fields.
     client.call_tool("test_mrtr_unrelated", None).await?;

@@ -32,7 +32,11 @@ fn stdio_transport() -> TokioChildProcess {
 }
 
 fn text_of(result: &CallToolResult) -> String {
-    result.content[0].as_text().expect("text content").text.clone()
+    result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone()
 }
 
 fn accept(content: serde_json::Value) -> ElicitResult {
@@ -71,9 +75,12 @@ async fn http_server(server: TestServer) -> (String, CancellationToken) {
 }
 
 async fn http_client(url: &str, handlers: InputHandlers) -> MrtrClient {
-    MrtrClient::connect(StreamableHttpClientTransport::from_uri(url.to_owned()), handlers)
-        .await
-        .expect("connect over http")
+    MrtrClient::connect(
+        StreamableHttpClientTransport::from_uri(url.to_owned()),
+        handlers,
+    )
+    .await
+    .expect("connect over http")
 }
 
 #[tokio::test]
@@ -90,7 +97,11 @@ async fn multi_round_wizard_over_stdio_echoes_state_exactly() {
     assert_eq!(rounds.len(), 2);
     assert_eq!(rounds[0].0, 1);
     assert_eq!(rounds[0].1, vec!["service"]);
-    assert_eq!(rounds[0].3, vec!["service"], "answers are keyed like the requests");
+    assert_eq!(
+        rounds[0].3,
+        vec!["service"],
+        "answers are keyed like the requests"
+    );
     assert!(rounds[0].2 > 0);
     assert_eq!(rounds[1].0, 2);
     assert_eq!(rounds[1].1, vec!["confirm"]);
@@ -100,22 +111,33 @@ async fn multi_round_wizard_over_stdio_echoes_state_exactly() {
 #[tokio::test]
 async fn an_altered_state_is_refused_by_the_server() {
     // Control for the echo test: the server does notice a changed byte.
-    let client = MrtrClient::connect(stdio_transport(), wizard_answers()).await.unwrap();
-    let Step::InputRequired(mut pending) = client.start(CallTarget::tool("wizard", None)).await.unwrap() else {
+    let client = MrtrClient::connect(stdio_transport(), wizard_answers())
+        .await
+        .unwrap();
+    let Step::InputRequired(mut pending) = client
+        .start(CallTarget::tool("wizard", None))
+        .await
+        .unwrap()
+    else {
         panic!("the wizard asks first");
     };
     let answers = client.answer(&pending).await.unwrap();
     let state = pending.request_state.take().unwrap();
     pending.request_state = Some(state.replacen(' ', "", 1));
     let error = client.resume(&pending, answers).await.unwrap_err();
-    assert!(matches!(&error, ClientError::Server(data) if data.message.contains("altered")), "{error}");
+    assert!(
+        matches!(&error, ClientError::Server(data) if data.message.contains("altered")),
+        "{error}"
+    );
     client.close().await;
 }
 
 #[tokio::test]
 async fn absent_state_stays_absent_over_stdio() {
     let handlers = InputHandlers::new().on_elicit(|_| async { Ok(accept(json!({"ok": true}))) });
-    let client = MrtrClient::connect(stdio_transport(), handlers).await.unwrap();
+    let client = MrtrClient::connect(stdio_transport(), handlers)
+        .await
+        .unwrap();
     let result = client.call_tool("no_state", None).await.unwrap();
     assert_eq!(text_of(&result), "no-state-ok");
     client.close().await;
@@ -124,7 +146,9 @@ async fn absent_state_stays_absent_over_stdio() {
 #[tokio::test]
 async fn malformed_entry_and_unknown_result_type_are_clear_errors() {
     let handlers = InputHandlers::new().on_elicit(|_| async { Ok(accept(json!({}))) });
-    let client = MrtrClient::connect(stdio_transport(), handlers).await.unwrap();
+    let client = MrtrClient::connect(stdio_transport(), handlers)
+        .await
+        .unwrap();
     let error = client.call_tool("malformed", None).await.unwrap_err();
     assert!(
         matches!(&error, ClientError::MalformedInputRequest { key, reason } if key == "ask" && reason.contains("message")),
@@ -142,16 +166,30 @@ async fn malformed_entry_and_unknown_result_type_are_clear_errors() {
 async fn server_killed_between_rounds_then_pending_call_resumes_on_a_fresh_server() {
     let transport = stdio_transport();
     let pid = transport.id().expect("child pid");
-    let client = MrtrClient::connect(transport, wizard_answers()).await.unwrap();
-    let Step::InputRequired(pending) = client.start(CallTarget::tool("wizard", None)).await.unwrap() else {
+    let client = MrtrClient::connect(transport, wizard_answers())
+        .await
+        .unwrap();
+    let Step::InputRequired(pending) = client
+        .start(CallTarget::tool("wizard", None))
+        .await
+        .unwrap()
+    else {
         panic!("the wizard asks first");
     };
     let answers = client.answer(&pending).await.unwrap();
 
-    let killed = std::process::Command::new("kill").arg(pid.to_string()).status().unwrap();
+    let killed = std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
     assert!(killed.success());
     let error = client.resume(&pending, answers.clone()).await.unwrap_err();
-    let ClientError::ConnectionLost { pending: lost, responses, .. } = error else {
+    let ClientError::ConnectionLost {
+        pending: lost,
+        responses,
+        ..
+    } = error
+    else {
         panic!("expected ConnectionLost, got {error}");
     };
     assert_eq!(*lost, pending);
@@ -160,9 +198,13 @@ async fn server_killed_between_rounds_then_pending_call_resumes_on_a_fresh_serve
     // Another process could do this: the pending call is plain JSON.
     let stored = serde_json::to_string(&*lost).unwrap();
     let restored: PendingCall = serde_json::from_str(&stored).unwrap();
-    let fresh = MrtrClient::connect(stdio_transport(), wizard_answers()).await.unwrap();
+    let fresh = MrtrClient::connect(stdio_transport(), wizard_answers())
+        .await
+        .unwrap();
     let output = fresh.continue_call(restored, responses).await.unwrap();
-    let mrtr::client::CallOutput::Tool(result) = output else { panic!("tool output") };
+    let mrtr::client::CallOutput::Tool(result) = output else {
+        panic!("tool output")
+    };
     assert_eq!(text_of(&result), "deployed api to staging x3");
     fresh.close().await;
 }
@@ -213,7 +255,11 @@ async fn endless_input_required_stops_at_the_round_cap() {
     let handlers = InputHandlers::new().on_elicit(|_| async { Ok(accept(json!({"ok": true}))) });
     let client = http_client(&url, handlers).await;
     let error = client.call_tool("forever", None).await.unwrap_err();
-    let ClientError::RoundLimit { max_rounds, pending } = &error else {
+    let ClientError::RoundLimit {
+        max_rounds,
+        pending,
+    } = &error
+    else {
         panic!("expected RoundLimit, got {error}");
     };
     assert_eq!(*max_rounds, 10);
@@ -223,7 +269,10 @@ async fn endless_input_required_stops_at_the_round_cap() {
     let client = client.with_config(DriverConfig::default().with_max_rounds(3));
     let before = calls.load(Ordering::SeqCst);
     let error = client.call_tool("forever", None).await.unwrap_err();
-    assert!(matches!(error, ClientError::RoundLimit { max_rounds: 3, .. }), "{error}");
+    assert!(
+        matches!(error, ClientError::RoundLimit { max_rounds: 3, .. }),
+        "{error}"
+    );
     assert_eq!(calls.load(Ordering::SeqCst) - before, 3);
     client.close().await;
     stop.cancel();
@@ -241,7 +290,11 @@ async fn unsupported_request_kind_fails_without_a_retry() {
         matches!(&error, ClientError::UnsupportedInputRequest { key, kind: InputKind::Sampling } if key == "summary"),
         "{error}"
     );
-    assert_eq!(calls.load(Ordering::SeqCst), 1, "no retry after an unsupported request");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "no retry after an unsupported request"
+    );
     client.close().await;
     stop.cancel();
 }
@@ -257,14 +310,20 @@ async fn one_round_is_answered_concurrently() {
             let barrier = b1.clone();
             async move {
                 barrier.wait().await;
-                Ok(ListRootsResult::new(vec![Root::new("file:///a"), Root::new("file:///b")]))
+                Ok(ListRootsResult::new(vec![
+                    Root::new("file:///a"),
+                    Root::new("file:///b"),
+                ]))
             }
         })
         .on_sample(move |_| {
             let barrier = b2.clone();
             async move {
                 barrier.wait().await;
-                Ok(CreateMessageResult::new(SamplingMessage::assistant_text("short"), "test-model".into()))
+                Ok(CreateMessageResult::new(
+                    SamplingMessage::assistant_text("short"),
+                    "test-model".into(),
+                ))
             }
         })
         .on_elicit(move |_| {
@@ -296,7 +355,8 @@ async fn state_only_round_is_retried_without_answers() {
 #[tokio::test]
 async fn failing_and_hanging_handlers_are_clear_errors() {
     let (url, stop) = http_server(TestServer::default()).await;
-    let failing = InputHandlers::new().on_elicit(|_| async { Err(HandlerError::failed("no keyboard")) });
+    let failing =
+        InputHandlers::new().on_elicit(|_| async { Err(HandlerError::failed("no keyboard")) });
     let client = http_client(&url, failing).await;
     let error = client.call_tool("wizard", None).await.unwrap_err();
     assert!(
@@ -306,14 +366,19 @@ async fn failing_and_hanging_handlers_are_clear_errors() {
     client.close().await;
 
     let hanging = InputHandlers::new().on_elicit(|_| std::future::pending());
-    let client = http_client(&url, hanging)
-        .await
-        .with_config(DriverConfig::default().with_handler_timeout(Some(Duration::from_millis(200))));
+    let client = http_client(&url, hanging).await.with_config(
+        DriverConfig::default().with_handler_timeout(Some(Duration::from_millis(200))),
+    );
     let error = client.call_tool("wizard", None).await.unwrap_err();
-    assert!(matches!(&error, ClientError::HandlerTimedOut { key, .. } if key == "service"), "{error}");
+    assert!(
+        matches!(&error, ClientError::HandlerTimedOut { key, .. } if key == "service"),
+        "{error}"
+    );
 
     let client = client.with_config(
-        DriverConfig::default().with_handler_timeout(None).with_budget(Some(Duration::from_millis(300))),
+        DriverConfig::default()
+            .with_handler_timeout(None)
+            .with_budget(Some(Duration::from_millis(300))),
     );
     let error = client.call_tool("wizard", None).await.unwrap_err();
     let ClientError::BudgetExceeded { pending, .. } = &error else {
@@ -328,21 +393,30 @@ async fn failing_and_hanging_handlers_are_clear_errors() {
 async fn http_server_stopped_between_rounds_then_resumed_on_another() {
     let (url, stop) = http_server(TestServer::default()).await;
     let client = http_client(&url, wizard_answers()).await;
-    let Step::InputRequired(pending) = client.start(CallTarget::tool("wizard", None)).await.unwrap() else {
+    let Step::InputRequired(pending) = client
+        .start(CallTarget::tool("wizard", None))
+        .await
+        .unwrap()
+    else {
         panic!("the wizard asks first");
     };
     let answers = client.answer(&pending).await.unwrap();
     stop.cancel();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let error = client.resume(&pending, answers).await.unwrap_err();
-    let ClientError::ConnectionLost { pending, responses, .. } = error else {
+    let ClientError::ConnectionLost {
+        pending, responses, ..
+    } = error
+    else {
         panic!("expected ConnectionLost, got {error}");
     };
 
     let (url, stop) = http_server(TestServer::default()).await;
     let fresh = http_client(&url, wizard_answers()).await;
     let output = fresh.continue_call(*pending, responses).await.unwrap();
-    let mrtr::client::CallOutput::Tool(result) = output else { panic!("tool output") };
+    let mrtr::client::CallOutput::Tool(result) = output else {
+        panic!("tool output")
+    };
     assert_eq!(text_of(&result), "deployed api to staging x3");
     fresh.close().await;
     stop.cancel();

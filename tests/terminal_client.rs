@@ -21,7 +21,9 @@ fn mrtr() -> Command {
 #[test]
 fn interactive_form_is_answered_field_by_field_in_a_pty() {
     let mut command = mrtr();
-    command.args(["stdio", "--call", "wizard", "--"]).arg(bins::test_server());
+    command
+        .args(["stdio", "--call", "wizard", "--"])
+        .arg(bins::test_server());
     let mut session = Session::spawn(command).expect("spawn mrtr in a pty");
     session.set_expect_timeout(Some(Duration::from_secs(60)));
 
@@ -55,7 +57,9 @@ fn interactive_form_is_answered_field_by_field_in_a_pty() {
     session.expect("Deploy api to production x4?").unwrap();
     session.send(DOWN).unwrap();
     session.send(ENTER).unwrap(); // "Decline"
-    session.expect("not deployed: api to production x4").unwrap();
+    session
+        .expect("not deployed: api to production x4")
+        .unwrap();
     session.expect(expectrl::Eof).unwrap();
 }
 
@@ -87,7 +91,11 @@ fn scripted_answers_without_a_tty_print_the_transcript() {
     // The confirm form requires `ok`, so a bare "accept" is refused before anything is sent.
     assert!(!output.status.success(), "{stdout}");
     assert!(stderr.contains("`ok` is required"), "{stderr}");
-    assert!(stdout.contains("── round 1: tools/call wizard → input_required (1 request(s), requestState"), "{stdout}");
+    assert!(
+        stdout
+            .contains("── round 1: tools/call wizard → input_required (1 request(s), requestState"),
+        "{stdout}"
+    );
     assert!(stdout.contains(r#"! [service] {"action":"accept","content":{"env":"staging","name":"api","replicas":3}}"#), "{stdout}");
 
     let answers = answers_file(
@@ -105,13 +113,31 @@ fn scripted_answers_without_a_tty_print_the_transcript() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    let rounds: Vec<&str> = stdout.lines().filter(|line| line.starts_with("── round")).collect();
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rounds: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("── round"))
+        .collect();
     assert_eq!(rounds.len(), 2, "{stdout}");
     assert!(rounds[1].contains("round 2"), "{stdout}");
-    assert!(stdout.contains("? [confirm] form: Deploy api to staging x3? [ok*]"), "{stdout}");
-    assert!(stdout.contains(r#"! [confirm] {"action":"accept","content":{"ok":true}}"#), "{stdout}");
-    assert!(stdout.trim_end().ends_with("── complete\ndeployed api to staging x3"), "{stdout}");
+    assert!(
+        stdout.contains("? [confirm] form: Deploy api to staging x3? [ok*]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"! [confirm] {"action":"accept","content":{"ok":true}}"#),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .trim_end()
+            .ends_with("── complete\ndeployed api to staging x3"),
+        "{stdout}"
+    );
 }
 
 #[tokio::test]
@@ -127,20 +153,43 @@ async fn scripted_url_consent_and_sampling_over_http() {
         .await
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(stdout.contains("? [consent] url: Sign in to read the doc <https://example.com/consent>"), "{stdout}");
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("? [consent] url: Sign in to read the doc <https://example.com/consent>"),
+        "{stdout}"
+    );
     assert!(stdout.contains("the secret"), "{stdout}");
 
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_mrtr"))
-        .args(["http", &url, "--call", "needs_sampling", "--sample-command", "wc -c | tr -d ' '"])
+        .args([
+            "http",
+            &url,
+            "--call",
+            "needs_sampling",
+            "--sample-command",
+            "wc -c | tr -d ' '",
+        ])
         .stdin(std::process::Stdio::null())
         .output()
         .await
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     // The command received the request JSON on stdin and its output became the reply.
-    let reply: usize = stdout.lines().last().unwrap().parse().expect("a byte count");
+    let reply: usize = stdout
+        .lines()
+        .last()
+        .unwrap()
+        .parse()
+        .expect("a byte count");
     assert!(reply > 20, "{stdout}");
     stop.cancel();
 }

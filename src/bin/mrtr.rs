@@ -91,9 +91,15 @@ fn parse_object(text: &str) -> Result<JsonObject, String> {
 impl Options {
     fn action(&self) -> Action {
         if let Some(name) = &self.call {
-            Action::CallTool { name: name.clone(), arguments: self.args.clone() }
+            Action::CallTool {
+                name: name.clone(),
+                arguments: self.args.clone(),
+            }
         } else if let Some(name) = &self.prompt {
-            Action::GetPrompt { name: name.clone(), arguments: self.args.clone() }
+            Action::GetPrompt {
+                name: name.clone(),
+                arguments: self.args.clone(),
+            }
         } else if let Some(uri) = &self.read {
             Action::ReadResource { uri: uri.clone() }
         } else {
@@ -114,7 +120,10 @@ impl Options {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-                Ok(TerminalAnswers::scripted(AnswerScript::from_json(&text)?, options))
+                Ok(TerminalAnswers::scripted(
+                    AnswerScript::from_json(&text)?,
+                    options,
+                ))
             }
             None if std::io::stdin().is_terminal() => Ok(TerminalAnswers::interactive(options)),
             None => Ok(TerminalAnswers::unattended(options)),
@@ -148,7 +157,9 @@ async fn main() -> ExitCode {
                 child.args(&command[1..]);
                 match TokioChildProcess::new(child) {
                     Err(error) => Err(format!("cannot start `{}`: {error}", command[0])),
-                    Ok(transport) => session(terminal::connect(transport, answers).await, options).await,
+                    Ok(transport) => {
+                        session(terminal::connect(transport, answers).await, options).await
+                    }
                 }
             }
         },

@@ -148,7 +148,11 @@ impl TerminalAnswers {
         }
     }
 
-    fn scripted_answer(&self, key: &str, schema: Option<&Value>) -> Result<ElicitResult, HandlerError> {
+    fn scripted_answer(
+        &self,
+        key: &str,
+        schema: Option<&Value>,
+    ) -> Result<ElicitResult, HandlerError> {
         let script = self.script.as_ref().expect("scripted mode");
         let answer = script
             .lock()
@@ -156,7 +160,9 @@ impl TerminalAnswers {
             .next(key)
             .ok_or_else(|| {
                 HandlerError::failed(if self.unattended {
-                    format!("no terminal to ask `{key}` on: pass --answers FILE with scripted answers")
+                    format!(
+                        "no terminal to ask `{key}` on: pass --answers FILE with scripted answers"
+                    )
                 } else {
                     format!("the answers file has no answer for `{key}`")
                 })
@@ -170,8 +176,9 @@ impl TerminalAnswers {
             && let Some(schema) = schema
         {
             let content = content.unwrap_or_else(|| Value::Object(Map::new()));
-            form::validate_content(schema, &content)
-                .map_err(|error| HandlerError::failed(format!("scripted answer for `{key}`: {error}")))?;
+            form::validate_content(schema, &content).map_err(|error| {
+                HandlerError::failed(format!("scripted answer for `{key}`: {error}"))
+            })?;
             result = result.with_content(content);
         }
         Ok(result)
@@ -190,7 +197,10 @@ impl InputHandler for TerminalAnswers {
         kinds
     }
 
-    fn elicit(&self, request: FormElicitation) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
+    fn elicit(
+        &self,
+        request: FormElicitation,
+    ) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
         Box::pin(async move {
             let schema = serde_json::to_value(&request.requested_schema)
                 .map_err(|error| HandlerError::failed(error.to_string()))?;
@@ -204,7 +214,10 @@ impl InputHandler for TerminalAnswers {
         })
     }
 
-    fn elicit_url(&self, request: UrlElicitation) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
+    fn elicit_url(
+        &self,
+        request: UrlElicitation,
+    ) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
         Box::pin(async move {
             if self.script.is_some() {
                 return self.scripted_answer(&request.key, None);
@@ -227,22 +240,34 @@ impl InputHandler for TerminalAnswers {
         })
     }
 
-    fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, Result<CreateMessageResult, HandlerError>> {
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'_, Result<CreateMessageResult, HandlerError>> {
         Box::pin(async move {
             let text = match &self.options.sample {
                 Some(SampleSource::Reply(text)) => text.clone(),
                 Some(SampleSource::Command(command)) => run_sampler(command, &request).await?,
                 None => return Err(HandlerError::Unsupported),
             };
-            Ok(CreateMessageResult::new(SamplingMessage::assistant_text(text), "mrtr-terminal".into())
-                .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN))
+            Ok(CreateMessageResult::new(
+                SamplingMessage::assistant_text(text),
+                "mrtr-terminal".into(),
+            )
+            .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN))
         })
     }
 
-    fn list_roots(&self, _request: RootsRequest) -> BoxFuture<'_, Result<ListRootsResult, HandlerError>> {
+    fn list_roots(
+        &self,
+        _request: RootsRequest,
+    ) -> BoxFuture<'_, Result<ListRootsResult, HandlerError>> {
         Box::pin(async move {
             let roots = if self.options.roots.is_empty() {
-                vec![std::env::current_dir().map_err(|error| HandlerError::failed(error.to_string()))?]
+                vec![
+                    std::env::current_dir()
+                        .map_err(|error| HandlerError::failed(error.to_string()))?,
+                ]
             } else {
                 self.options.roots.clone()
             };
@@ -251,7 +276,9 @@ impl InputHandler for TerminalAnswers {
                     .iter()
                     .map(|path| {
                         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-                        let name = absolute.file_name().map(|name| name.to_string_lossy().into_owned());
+                        let name = absolute
+                            .file_name()
+                            .map(|name| name.to_string_lossy().into_owned());
                         let root = Root::new(format!("file://{}", absolute.display()));
                         match name {
                             Some(name) => root.with_name(name),
@@ -266,7 +293,9 @@ impl InputHandler for TerminalAnswers {
 
 async fn run_sampler(command: &str, request: &SamplingRequest) -> Result<String, HandlerError> {
     use tokio::io::AsyncWriteExt;
-    let failed = |what: &str, error: &dyn std::fmt::Display| HandlerError::failed(format!("sampling command {what}: {error}"));
+    let failed = |what: &str, error: &dyn std::fmt::Display| {
+        HandlerError::failed(format!("sampling command {what}: {error}"))
+    };
     let mut child = tokio::process::Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -276,20 +305,32 @@ async fn run_sampler(command: &str, request: &SamplingRequest) -> Result<String,
         .map_err(|error| failed("did not start", &error))?;
     let input = serde_json::to_vec(&request.params).map_err(|error| failed("input", &error))?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(&input).await.map_err(|error| failed("stdin", &error))?;
+        stdin
+            .write_all(&input)
+            .await
+            .map_err(|error| failed("stdin", &error))?;
     }
-    let output = child.wait_with_output().await.map_err(|error| failed("failed", &error))?;
+    let output = child
+        .wait_with_output()
+        .await
+        .map_err(|error| failed("failed", &error))?;
     if !output.status.success() {
         return Err(failed("exited with", &output.status));
     }
-    Ok(String::from_utf8_lossy(&output.stdout).trim_end().to_owned())
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .trim_end()
+        .to_owned())
 }
 
 /// Esc or Ctrl-C cancels the call; anything else is a handler failure.
 fn cancelled_or(error: InquireError) -> Result<ElicitationAction, HandlerError> {
     match error {
-        InquireError::OperationCanceled | InquireError::OperationInterrupted => Ok(ElicitationAction::Cancel),
-        other => Err(HandlerError::failed(format!("terminal prompt failed: {other}"))),
+        InquireError::OperationCanceled | InquireError::OperationInterrupted => {
+            Ok(ElicitationAction::Cancel)
+        }
+        other => Err(HandlerError::failed(format!(
+            "terminal prompt failed: {other}"
+        ))),
     }
 }
 
@@ -339,7 +380,11 @@ const SKIP: &str = "(skip)";
 fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
     match &field.kind {
         FieldKind::Boolean => {
-            let default = field.default.as_ref().and_then(Value::as_bool).unwrap_or(false);
+            let default = field
+                .default
+                .as_ref()
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             Confirm::new(&field.label)
                 .with_default(default)
                 .with_help_message(&help(field, "y/n"))
@@ -383,7 +428,12 @@ fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
                 .with_default(&defaults)
                 .with_help_message(&help(field, "Space to toggle, Enter to confirm"))
                 .with_validator(move |picked: &[inquire::list_option::ListOption<&&str>]| {
-                    let values = Value::Array(picked.iter().map(|option| all[option.index].clone()).collect());
+                    let values = Value::Array(
+                        picked
+                            .iter()
+                            .map(|option| all[option.index].clone())
+                            .collect(),
+                    );
                     Ok(match form::validate(&checked, &values) {
                         Ok(()) => Validation::Valid,
                         Err(error) => Validation::Invalid(error.into()),
@@ -394,7 +444,10 @@ fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
                 return Ok(None);
             }
             Ok(Some(Value::Array(
-                picked.iter().map(|option| options[option.index].0.clone()).collect(),
+                picked
+                    .iter()
+                    .map(|option| options[option.index].0.clone())
+                    .collect(),
             )))
         }
         FieldKind::Text { .. } | FieldKind::Integer { .. } | FieldKind::Number { .. } => {
@@ -403,13 +456,12 @@ fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
                 Value::String(text) => text.clone(),
                 other => other.to_string(),
             });
-            let mut prompt = Text::new(&field.label)
-                .with_validator(move |input: &str| {
-                    Ok(match form::parse_text(&checked, input) {
-                        Ok(_) => Validation::Valid,
-                        Err(error) => Validation::Invalid(error.into()),
-                    })
-                });
+            let mut prompt = Text::new(&field.label).with_validator(move |input: &str| {
+                Ok(match form::parse_text(&checked, input) {
+                    Ok(_) => Validation::Valid,
+                    Err(error) => Validation::Invalid(error.into()),
+                })
+            });
             let hint = help(field, "");
             if !hint.is_empty() {
                 prompt = prompt.with_help_message(&hint);
@@ -418,7 +470,9 @@ fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
                 prompt = prompt.with_default(default);
             }
             let input = prompt.prompt()?;
-            Ok(form::parse_text(field, &input).unwrap_or(None).or_else(|| field.default.clone()))
+            Ok(form::parse_text(field, &input)
+                .unwrap_or(None)
+                .or_else(|| field.default.clone()))
         }
     }
 }

@@ -115,13 +115,18 @@ fn options(schema: &Value) -> Option<Vec<(Value, String)>> {
                 .collect(),
         );
     }
-    let titled = schema["oneOf"].as_array().or_else(|| schema["anyOf"].as_array())?;
+    let titled = schema["oneOf"]
+        .as_array()
+        .or_else(|| schema["anyOf"].as_array())?;
     Some(
         titled
             .iter()
             .map(|option| {
                 let value = option["const"].clone();
-                let title = option["title"].as_str().map(str::to_owned).unwrap_or_else(|| plain(&value));
+                let title = option["title"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| plain(&value));
                 (value, title)
             })
             .collect(),
@@ -129,7 +134,10 @@ fn options(schema: &Value) -> Option<Vec<(Value, String)>> {
 }
 
 fn plain(value: &Value) -> String {
-    value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string())
+    value
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| value.to_string())
 }
 
 fn field_kind(name: &str, property: &Value) -> Result<FieldKind, String> {
@@ -159,7 +167,9 @@ fn field_kind(name: &str, property: &Value) -> Result<FieldKind, String> {
                 min_items: count("minItems"),
                 max_items: count("maxItems"),
             }),
-            None => Err(format!("field `{name}`: arrays must list their allowed values")),
+            None => Err(format!(
+                "field `{name}`: arrays must list their allowed values"
+            )),
         },
         other => Err(format!("field `{name}`: unsupported type {other:?}")),
     }
@@ -184,10 +194,12 @@ pub fn parse_text(field: &Field, input: &str) -> Result<Option<Value>, String> {
         };
     }
     let value = match &field.kind {
-        FieldKind::Integer { .. } => json!(input
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| format!("`{input}` is not a whole number"))?),
+        FieldKind::Integer { .. } => json!(
+            input
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| format!("`{input}` is not a whole number"))?
+        ),
         FieldKind::Number { .. } => {
             let number: f64 = input
                 .trim()
@@ -238,7 +250,11 @@ pub fn validate(field: &Field, value: &Value) -> Result<(), String> {
                 Some("email") if !looks_like_email(text) => Err("must be an email address".into()),
                 Some("uri") if !text.contains(':') => Err("must be a URI (scheme:...)".into()),
                 Some("date") if !looks_like_date(text) => Err("must be a date (YYYY-MM-DD)".into()),
-                Some("date-time") if !(text.len() > 10 && looks_like_date(&text[..10]) && text[10..].starts_with('T')) => {
+                Some("date-time")
+                    if !(text.len() > 10
+                        && looks_like_date(&text[..10])
+                        && text[10..].starts_with('T')) =>
+                {
                     Err("must be a date-time (YYYY-MM-DDThh:mm:ssZ)".into())
                 }
                 _ => Ok(()),
@@ -252,7 +268,10 @@ pub fn validate(field: &Field, value: &Value) -> Result<(), String> {
             let number = value.as_f64().ok_or("must be a number")?;
             bounds(number, minimum, maximum)
         }
-        FieldKind::Boolean => value.as_bool().map(|_| ()).ok_or_else(|| "must be true or false".into()),
+        FieldKind::Boolean => value
+            .as_bool()
+            .map(|_| ())
+            .ok_or_else(|| "must be true or false".into()),
         FieldKind::Choice { options } => {
             if options.iter().any(|(allowed, _)| allowed == value) {
                 Ok(())
@@ -266,7 +285,10 @@ pub fn validate(field: &Field, value: &Value) -> Result<(), String> {
             max_items,
         } => {
             let items = value.as_array().ok_or("must be a list")?;
-            if let Some(bad) = items.iter().find(|item| !options.iter().any(|(allowed, _)| allowed == *item)) {
+            if let Some(bad) = items
+                .iter()
+                .find(|item| !options.iter().any(|(allowed, _)| allowed == *item))
+            {
                 return Err(format!("{bad} is not one of {}", titles(options)));
             }
             let count = items.len() as u64;
@@ -286,18 +308,26 @@ pub fn validate(field: &Field, value: &Value) -> Result<(), String> {
 }
 
 fn titles(options: &[(Value, String)]) -> String {
-    options.iter().map(|(_, title)| title.as_str()).collect::<Vec<_>>().join(", ")
+    options
+        .iter()
+        .map(|(_, title)| title.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn looks_like_email(text: &str) -> bool {
-    text.split_once('@')
-        .is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.') && !domain.ends_with('.'))
+    text.split_once('@').is_some_and(|(user, domain)| {
+        !user.is_empty() && domain.contains('.') && !domain.ends_with('.')
+    })
 }
 
 fn looks_like_date(text: &str) -> bool {
     let parts: Vec<&str> = text.split('-').collect();
     parts.len() == 3
-        && [4, 2, 2].iter().zip(&parts).all(|(len, part)| part.len() == *len && part.chars().all(|c| c.is_ascii_digit()))
+        && [4, 2, 2]
+            .iter()
+            .zip(&parts)
+            .all(|(len, part)| part.len() == *len && part.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Checks a whole answer object against the form: required fields present, each value valid,
@@ -315,12 +345,17 @@ pub fn validate_content(schema: &Value, content: &Value) -> Result<(), String> {
     let object: &Map<String, Value> = content.as_object().ok_or("the answer must be an object")?;
     for field in &fields {
         match object.get(&field.name) {
-            Some(value) => validate(field, value).map_err(|error| format!("`{}` {error}", field.name))?,
+            Some(value) => {
+                validate(field, value).map_err(|error| format!("`{}` {error}", field.name))?
+            }
             None if field.required => return Err(format!("`{}` is required", field.name)),
             None => {}
         }
     }
-    if let Some(unknown) = object.keys().find(|key| !fields.iter().any(|field| &field.name == *key)) {
+    if let Some(unknown) = object
+        .keys()
+        .find(|key| !fields.iter().any(|field| &field.name == *key))
+    {
         return Err(format!("`{unknown}` is not a field of this form"));
     }
     Ok(())

@@ -24,7 +24,9 @@ pub mod form;
 use std::io::Write;
 
 pub use answers::{AnswerOptions, AnswerScript, SampleSource, ScriptedAnswer, TerminalAnswers};
-use mrtr_runtime::client::{CallOutput, CallTarget, ClientError, MrtrClient, PendingCall, RoundObserver};
+use mrtr_runtime::client::{
+    CallOutput, CallTarget, ClientError, MrtrClient, PendingCall, RoundObserver,
+};
 use rmcp::{
     model::{ElicitRequest, ElicitRequestParams, InputRequest, InputResponses, JsonObject},
     service::RoleClient,
@@ -98,7 +100,11 @@ impl RoundObserver for Transcript {
             "   → retrying {} with {} answer(s){}",
             pending.target.method(),
             responses.len(),
-            if pending.request_state.is_some() { " and the echoed requestState" } else { "" }
+            if pending.request_state.is_some() {
+                " and the echoed requestState"
+            } else {
+                ""
+            }
         );
         let _ = out.flush();
     }
@@ -126,7 +132,9 @@ fn describe(request: &InputRequest) -> String {
                     .map(|fields| {
                         fields
                             .iter()
-                            .map(|field| format!("{}{}", field.name, if field.required { "*" } else { "" }))
+                            .map(|field| {
+                                format!("{}{}", field.name, if field.required { "*" } else { "" })
+                            })
                             .collect::<Vec<_>>()
                             .join(", ")
                     })
@@ -150,12 +158,17 @@ fn describe(request: &InputRequest) -> String {
 
 /// Connects over `transport` on the 2026-07-28 lifecycle with `answers` (which decide the
 /// declared capabilities) and a [`Transcript`] attached.
-pub async fn connect<T, E, A>(transport: T, answers: TerminalAnswers) -> Result<MrtrClient, ClientError>
+pub async fn connect<T, E, A>(
+    transport: T,
+    answers: TerminalAnswers,
+) -> Result<MrtrClient, ClientError>
 where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    Ok(MrtrClient::connect(transport, answers).await?.with_observer(Transcript))
+    Ok(MrtrClient::connect(transport, answers)
+        .await?
+        .with_observer(Transcript))
 }
 
 /// Runs `action` with `client`, answering every round, and prints the outcome on stdout.
@@ -211,12 +224,22 @@ async fn list(client: &MrtrClient) -> Result<(), ClientError> {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "tools:");
     for tool in peer.list_all_tools().await.map_err(protocol)? {
-        let _ = writeln!(out, "  {} — {}", tool.name, tool.description.as_deref().unwrap_or(""));
+        let _ = writeln!(
+            out,
+            "  {} — {}",
+            tool.name,
+            tool.description.as_deref().unwrap_or("")
+        );
     }
     if let Ok(prompts) = peer.list_all_prompts().await {
         let _ = writeln!(out, "prompts:");
         for prompt in prompts {
-            let _ = writeln!(out, "  {} — {}", prompt.name, prompt.description.as_deref().unwrap_or(""));
+            let _ = writeln!(
+                out,
+                "  {} — {}",
+                prompt.name,
+                prompt.description.as_deref().unwrap_or("")
+            );
         }
     }
     if let Ok(resources) = peer.list_all_resources().await {

@@ -18,13 +18,13 @@ use rmcp::{
     ErrorData as McpError, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock,
-        CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
-        ElicitationSchema, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-        InputRequest, InputRequests, InputRequiredResult, InputResponses, ListPromptsResult,
-        ListResourcesResult, ListRootsRequest, ListToolsResult, PaginatedRequestParams, Prompt,
-        PromptMessage, Resource, Role, ReadResourceRequestParams,
-        ReadResourceResponse, ReadResourceResult, ResourceContents, SamplingMessage,
-        ServerCapabilities, ServerInfo, ServerResult, Tool, CustomResult,
+        CreateMessageRequest, CreateMessageRequestParams, CustomResult, ElicitRequest,
+        ElicitRequestParams, ElicitationSchema, GetPromptRequestParams, GetPromptResponse,
+        GetPromptResult, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+        ListPromptsResult, ListResourcesResult, ListRootsRequest, ListToolsResult,
+        PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role,
+        SamplingMessage, ServerCapabilities, ServerInfo, ServerResult, Tool,
     },
     service::{NotificationContext, RequestContext, RoleServer, Service},
 };
@@ -58,20 +58,24 @@ pub fn open(state: &str) -> Result<Value, McpError> {
 }
 
 pub fn form(message: &str, schema: Value) -> InputRequest {
-    InputRequest::Elicitation(ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: message.into(),
-        requested_schema: serde_json::from_value::<ElicitationSchema>(schema).unwrap(),
-    }))
+    InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.into(),
+            requested_schema: serde_json::from_value::<ElicitationSchema>(schema).unwrap(),
+        },
+    ))
 }
 
 fn url(message: &str, url: &str) -> InputRequest {
-    InputRequest::Elicitation(ElicitRequest::new(ElicitRequestParams::UrlElicitationParams {
-        meta: None,
-        message: message.into(),
-        url: url.into(),
-        elicitation_id: String::new(),
-    }))
+    InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: String::new(),
+        },
+    ))
 }
 
 fn sampling(prompt: &str) -> InputRequest {
@@ -101,7 +105,10 @@ fn text(text: impl Into<String>) -> CallToolResponse {
 }
 
 /// The `content` of an accepted elicitation, or `None` for decline/cancel.
-fn accepted<'a>(responses: &'a Option<InputResponses>, key: &str) -> Result<Option<&'a Value>, McpError> {
+fn accepted<'a>(
+    responses: &'a Option<InputResponses>,
+    key: &str,
+) -> Result<Option<&'a Value>, McpError> {
     let answer = responses
         .as_ref()
         .and_then(|responses| responses.get(key))
@@ -175,13 +182,21 @@ impl TestServer {
 
     fn call(&self, request: CallToolRequestParams) -> Result<CallToolResponse, McpError> {
         self.tool_calls.fetch_add(1, Ordering::SeqCst);
-        let confirm = || form("Continue?", json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}));
+        let confirm = || {
+            form(
+                "Continue?",
+                json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+            )
+        };
         match request.name.as_ref() {
             "wizard" => self.wizard(&request),
             "no_state" => match (&request.input_responses, &request.request_state) {
                 (None, None) => Ok(ask(vec![("ok", confirm())], None).into()),
                 (Some(_), None) => Ok(text("no-state-ok")),
-                (_, Some(_)) => Err(McpError::invalid_params("a requestState was invented", None)),
+                (_, Some(_)) => Err(McpError::invalid_params(
+                    "a requestState was invented",
+                    None,
+                )),
             },
             "forever" => {
                 let round = match request.request_state.as_deref() {
@@ -191,11 +206,16 @@ impl TestServer {
                 Ok(ask(vec![("ok", confirm())], Some(json!({"round": round + 1}))).into())
             }
             "state_only" => match request.request_state.as_deref() {
-                None => Ok(InputRequiredResult::from_request_state(seal(&json!({"wait": 1}))).into()),
+                None => {
+                    Ok(InputRequiredResult::from_request_state(seal(&json!({"wait": 1}))).into())
+                }
                 Some(state) => {
                     open(state)?;
                     if request.input_responses.is_some() {
-                        return Err(McpError::invalid_params("answers on a state-only retry", None));
+                        return Err(McpError::invalid_params(
+                            "answers on a state-only retry",
+                            None,
+                        ));
                     }
                     Ok(text("waited"))
                 }
@@ -203,12 +223,19 @@ impl TestServer {
             "needs_sampling" => match &request.input_responses {
                 None => Ok(ask(vec![("summary", sampling("Summarize"))], None).into()),
                 Some(responses) => Ok(text(
-                    responses["summary"]["content"]["text"].as_str().unwrap_or("?").to_owned(),
+                    responses["summary"]["content"]["text"]
+                        .as_str()
+                        .unwrap_or("?")
+                        .to_owned(),
                 )),
             },
             "gather" => match &request.input_responses {
                 None => Ok(ask(
-                    vec![("roots", roots()), ("summary", sampling("Summarize")), ("ok", confirm())],
+                    vec![
+                        ("roots", roots()),
+                        ("summary", sampling("Summarize")),
+                        ("ok", confirm()),
+                    ],
                     Some(json!({"round": 1})),
                 )
                 .into()),
@@ -217,7 +244,9 @@ impl TestServer {
                     Ok(text(format!(
                         "{} root(s); summary: {}; ok: {}",
                         responses["roots"]["roots"].as_array().map_or(0, Vec::len),
-                        responses["summary"]["content"]["text"].as_str().unwrap_or("?"),
+                        responses["summary"]["content"]["text"]
+                            .as_str()
+                            .unwrap_or("?"),
                         responses["ok"]["action"].as_str().unwrap_or("?"),
                     )))
                 }
@@ -244,10 +273,22 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let schema = Arc::new(json!({"type": "object", "properties": {}}).as_object().unwrap().clone());
+        let schema = Arc::new(
+            json!({"type": "object", "properties": {}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
         let names = [
-            "wizard", "no_state", "forever", "state_only", "needs_sampling", "gather", "plain",
-            "malformed", "unknown_type",
+            "wizard",
+            "no_state",
+            "forever",
+            "state_only",
+            "needs_sampling",
+            "gather",
+            "plain",
+            "malformed",
+            "unknown_type",
         ];
         Ok(ListToolsResult::with_all_items(
             names
@@ -310,9 +351,10 @@ impl ServerHandler for TestServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(vec![
-            Resource::new("secret://doc", "doc"),
-        ]))
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(
+            "secret://doc",
+            "doc",
+        )]))
     }
 
     async fn read_resource(
@@ -321,10 +363,21 @@ impl ServerHandler for TestServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         match &request.input_responses {
-            None => Ok(ask(vec![("consent", url("Sign in to read the doc", "https://example.com/consent"))], None).into()),
+            None => Ok(ask(
+                vec![(
+                    "consent",
+                    url("Sign in to read the doc", "https://example.com/consent"),
+                )],
+                None,
+            )
+            .into()),
             Some(responses) => Ok(match responses["consent"]["action"].as_str() {
-                Some("accept") => ReadResourceResult::new(vec![ResourceContents::text("the secret", request.uri)]),
-                _ => ReadResourceResult::new(vec![ResourceContents::text("no consent", request.uri)]),
+                Some("accept") => {
+                    ReadResourceResult::new(vec![ResourceContents::text("the secret", request.uri)])
+                }
+                _ => {
+                    ReadResourceResult::new(vec![ResourceContents::text("no consent", request.uri)])
+                }
             }
             .into()),
         }
@@ -364,7 +417,8 @@ impl Service<RoleServer> for RawResults {
         notification: rmcp::model::ClientNotification,
         context: NotificationContext<RoleServer>,
     ) -> Result<(), McpError> {
-        <TestServer as Service<RoleServer>>::handle_notification(&self.0, notification, context).await
+        <TestServer as Service<RoleServer>>::handle_notification(&self.0, notification, context)
+            .await
     }
 
     fn get_info(&self) -> ServerInfo {
@@ -396,7 +450,9 @@ pub async fn serve_http(server: TestServer, stop: tokio_util::sync::Cancellation
             .with_cancellation_token(stop.child_token()),
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move {
         axum::serve(listener, router)

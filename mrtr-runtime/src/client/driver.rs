@@ -7,10 +7,9 @@ use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest,
         CreateMessageRequest, ElicitRequest, ElicitRequestParams, GetPromptRequest,
-        GetPromptRequestParams, GetPromptResult, Implementation, InputRequest,
-        InputRequiredResult, InputResponses, JsonObject, ListRootsRequest, ProtocolVersion,
-        ReadResourceRequest, ReadResourceRequestParams, ReadResourceResult, ResultType,
-        ServerResult,
+        GetPromptRequestParams, GetPromptResult, Implementation, InputRequest, InputRequiredResult,
+        InputResponses, JsonObject, ListRootsRequest, ProtocolVersion, ReadResourceRequest,
+        ReadResourceRequestParams, ReadResourceResult, ResultType, ServerResult,
     },
     service::{
         ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService, ServiceError,
@@ -459,9 +458,11 @@ impl MrtrClient {
                         })
                         .await,
                 ),
-                InputRequest::ListRoots(_) => {
-                    to_json(self.handler.list_roots(RootsRequest { key: key_owned }).await)
-                }
+                InputRequest::ListRoots(_) => to_json(
+                    self.handler
+                        .list_roots(RootsRequest { key: key_owned })
+                        .await,
+                ),
                 _ => Err(HandlerError::Unsupported),
             }
         };
@@ -606,9 +607,10 @@ fn classify(target: &CallTarget, result: ServerResult) -> Result<Reply, ClientEr
             Ok(Reply::Complete(CallOutput::Resource(result)))
         }
         (target, other) => {
-            let raw = serde_json::to_value(&other).map_err(|error| ClientError::MalformedResult {
-                reason: error.to_string(),
-            })?;
+            let raw =
+                serde_json::to_value(&other).map_err(|error| ClientError::MalformedResult {
+                    reason: error.to_string(),
+                })?;
             classify_raw(target, raw)
         }
     }
@@ -692,7 +694,9 @@ fn parse_complete(target: &CallTarget, raw: Value) -> Result<Reply, ClientError>
         reason: format!("not a valid {} result: {error}", target.method()),
     };
     let output = match target {
-        CallTarget::Tool { .. } => CallOutput::Tool(serde_json::from_value(raw).map_err(malformed)?),
+        CallTarget::Tool { .. } => {
+            CallOutput::Tool(serde_json::from_value(raw).map_err(malformed)?)
+        }
         CallTarget::Prompt { .. } => {
             CallOutput::Prompt(serde_json::from_value(raw).map_err(malformed)?)
         }
@@ -716,7 +720,10 @@ fn missing_param(method: &str, params: Option<&Value>) -> Option<&'static str> {
     let Some(params) = params.and_then(Value::as_object) else {
         return Some("params");
     };
-    required.iter().copied().find(|field| !params.contains_key(*field))
+    required
+        .iter()
+        .copied()
+        .find(|field| !params.contains_key(*field))
 }
 
 /// Why one `inputRequests` entry is invalid, or `None` when it is valid.
@@ -812,13 +819,19 @@ mod tests {
         let error = classify_json(json!({"resultType": "input_required", "inputRequests": {}}))
             .err()
             .unwrap();
-        assert!(matches!(error, ClientError::MalformedResult { .. }), "{error}");
+        assert!(
+            matches!(error, ClientError::MalformedResult { .. }),
+            "{error}"
+        );
     }
 
     #[test]
     fn state_only_result_is_input_required() {
-        let reply = classify_json(json!({"resultType": "input_required", "requestState": "s"})).unwrap();
-        assert!(matches!(reply, Reply::InputRequired(r) if r.request_state.as_deref() == Some("s")));
+        let reply =
+            classify_json(json!({"resultType": "input_required", "requestState": "s"})).unwrap();
+        assert!(
+            matches!(reply, Reply::InputRequired(r) if r.request_state.as_deref() == Some("s"))
+        );
     }
 
     #[test]

@@ -36,7 +36,9 @@ pub enum ClientError {
         pending: Box<PendingCall>,
     },
     /// The server asked for a kind of input this client has no handler for; nothing was retried.
-    #[error("the server asked for {kind} (input request `{key}`) but this client has no handler for it")]
+    #[error(
+        "the server asked for {kind} (input request `{key}`) but this client has no handler for it"
+    )]
     UnsupportedInputRequest {
         /// Key of the offending input request.
         key: String,

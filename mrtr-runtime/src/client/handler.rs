@@ -248,7 +248,10 @@ impl<H: InputHandler + ?Sized> InputHandler for Arc<H> {
     fn supported(&self) -> InputKinds {
         (**self).supported()
     }
-    fn elicit(&self, request: FormElicitation) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
+    fn elicit(
+        &self,
+        request: FormElicitation,
+    ) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
         (**self).elicit(request)
     }
     fn elicit_url(
@@ -375,7 +378,10 @@ impl InputHandler for InputHandlers {
         kinds
     }
 
-    fn elicit(&self, request: FormElicitation) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
+    fn elicit(
+        &self,
+        request: FormElicitation,
+    ) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
         call(&self.form, request)
     }
 

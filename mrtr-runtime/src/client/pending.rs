@@ -1,6 +1,4 @@
-use rmcp::model::{
-    CallToolResult, GetPromptResult, InputRequests, JsonObject, ReadResourceResult,
-};
+use rmcp::model::{CallToolResult, GetPromptResult, InputRequests, JsonObject, ReadResourceResult};
 use serde::{Deserialize, Serialize};
 
 /// What is being called: the method plus the params that stay the same in every round.
