@@ -54,17 +54,26 @@ fn wizard_answers() -> InputHandlers {
     })
 }
 
+/// One answered round as the observer saw it.
+#[derive(Clone, Debug)]
+struct RoundSeen {
+    round: u32,
+    request_keys: Vec<String>,
+    state_len: usize,
+    answer_keys: Vec<String>,
+}
+
 #[derive(Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<(u32, Vec<String>, usize, Vec<String>)>>>);
+struct Recorder(Arc<Mutex<Vec<RoundSeen>>>);
 
 impl RoundObserver for Recorder {
     fn answered(&self, pending: &PendingCall, responses: &InputResponses) {
-        self.0.lock().unwrap().push((
-            pending.round,
-            pending.input_requests.keys().cloned().collect(),
-            pending.request_state_len(),
-            responses.keys().cloned().collect(),
-        ));
+        self.0.lock().unwrap().push(RoundSeen {
+            round: pending.round,
+            request_keys: pending.input_requests.keys().cloned().collect(),
+            state_len: pending.request_state_len(),
+            answer_keys: responses.keys().cloned().collect(),
+        });
     }
 }
 
@@ -95,16 +104,17 @@ async fn multi_round_wizard_over_stdio_echoes_state_exactly() {
 
     let rounds = recorder.0.lock().unwrap().clone();
     assert_eq!(rounds.len(), 2);
-    assert_eq!(rounds[0].0, 1);
-    assert_eq!(rounds[0].1, vec!["service"]);
+    assert_eq!(rounds[0].round, 1);
+    assert_eq!(rounds[0].request_keys, vec!["service"]);
     assert_eq!(
-        rounds[0].3,
+        rounds[0].answer_keys,
         vec!["service"],
         "answers are keyed like the requests"
     );
-    assert!(rounds[0].2 > 0);
-    assert_eq!(rounds[1].0, 2);
-    assert_eq!(rounds[1].1, vec!["confirm"]);
+    assert!(rounds[0].state_len > 0);
+    assert_eq!(rounds[1].round, 2);
+    assert_eq!(rounds[1].request_keys, vec!["confirm"]);
+    assert_eq!(rounds[1].answer_keys, vec!["confirm"]);
     client.close().await;
 }
 

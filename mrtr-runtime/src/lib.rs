@@ -1,9 +1,18 @@
 //! Runtime for `mrtr`: what compiled tools run on.
 //!
 //! - [`machine`]: the contract a resumable tool implements and the typed input outcomes.
+//! - [`form`]: the [`form::Form`] trait behind form elicitations.
 //! - [`token`]: the sealed `requestState` format, key ring and clock.
 //! - [`server`]: the rmcp adapter that lists, gates, resumes and seals.
-//! - [`client`]: a driver that answers `input_required` rounds.
+//! - [`testing`]: drive a machine through real sealing in-process, for tests.
+//! - [`client`]: a driver that answers `input_required` rounds, by hand or automatically.
 #![deny(missing_docs)]
 
 pub mod client;
+pub mod form;
+pub mod machine;
+pub mod server;
+pub mod testing;
+pub mod token;
+
+pub use rmcp;

@@ -1,0 +1,182 @@
+//! Quickstart: a server with one three-round tool, and a scripted client that calls it.
+//!
+//! ```sh
+//! cargo run --example quickstart                      # server on 127.0.0.1 + scripted client, prints each round
+//! cargo run --example quickstart -- serve-stdio       # just the server, over stdio
+//! cargo run --example quickstart -- serve-http 127.0.0.1:8080
+//! ```
+
+#![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
+
+mod release_wizard;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+
+use clap::{Parser, Subcommand};
+use mrtr::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
+    ProtocolVersion, Role, SamplingMessage, SamplingMessageContentBlock,
+};
+use mrtr::rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext};
+use mrtr::rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+};
+use mrtr::rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use mrtr::server::McpServer;
+use release_wizard::PlanRelease;
+
+#[derive(Parser)]
+#[command(about = "mrtr quickstart: a three-round tool and a scripted client")]
+struct Cli {
+    #[command(subcommand)]
+    mode: Option<Mode>,
+}
+
+#[derive(Subcommand)]
+enum Mode {
+    /// Serve the tool over stdio.
+    ServeStdio,
+    /// Serve the tool over Streamable HTTP at ADDR (a loopback address).
+    ServeHttp { addr: SocketAddr },
+}
+
+fn server() -> anyhow::Result<McpServer> {
+    Ok(McpServer::builder("mrtr-quickstart")
+        .tool(PlanRelease::new(Arc::new(AtomicUsize::new(0))))
+        .build()?)
+}
+
+/// Answers like a person would, and prints what it was asked.
+struct ScriptedUser;
+
+impl ClientHandler for ScriptedUser {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(serde_json::json!({"elicitation": {}, "sampling": {}}))
+                .expect("valid capabilities");
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("quickstart-client", "0.1.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let field = requested_schema
+            .properties
+            .keys()
+            .next()
+            .cloned()
+            .unwrap_or_default();
+        let content = match field.as_str() {
+            "choice" => serde_json::json!({"choice": "production"}),
+            _ => serde_json::json!({ field.clone(): true }),
+        };
+        println!("  server asks: {message}\n  user answers: {content}");
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content))
+    }
+
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        println!(
+            "  server asks the model: {} message(s), max {} tokens",
+            params.messages.len(),
+            params.max_tokens
+        );
+        let reply = "Build, test, canary and ship the api to production.";
+        println!("  model answers: {reply}");
+        Ok(CreateMessageResult::new(
+            SamplingMessage::new(Role::Assistant, SamplingMessageContentBlock::text(reply)),
+            "scripted-model".into(),
+        ))
+    }
+}
+
+async fn serve_http(addr: SocketAddr) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
+    let server = server()?;
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let handle = tokio::spawn(async move {
+        if let Err(error) = axum::serve(listener, router).await {
+            eprintln!("server stopped: {error}");
+        }
+    });
+    Ok((bound, handle))
+}
+
+async fn scripted_call() -> anyhow::Result<()> {
+    let (addr, server_task) = serve_http("127.0.0.1:0".parse()?).await?;
+    let url = format!("http://{addr}/mcp");
+    println!("server listening on {url}");
+    let transport = mrtr::rmcp::transport::StreamableHttpClientTransport::from_uri(url);
+    let client = ScriptedUser
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await?;
+    println!("calling plan_release {{\"service\": \"api\"}}");
+    let arguments = serde_json::json!({"service": "api"})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let result = client
+        .call_tool(CallToolRequestParams::new("plan_release").with_arguments(arguments))
+        .await?;
+    for block in &result.content {
+        if let Some(text) = block.as_text() {
+            println!("result: {}", text.text);
+        }
+    }
+    client.cancel().await?;
+    server_task.abort();
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().mode {
+        None => scripted_call().await,
+        Some(Mode::ServeStdio) => {
+            let running = server()?.serve(mrtr::rmcp::transport::stdio()).await?;
+            running.waiting().await?;
+            Ok(())
+        }
+        Some(Mode::ServeHttp { addr }) => {
+            let (bound, task) = serve_http(addr).await?;
+            eprintln!("serving on http://{bound}/mcp");
+            task.await?;
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! The answers of one round: only the keys that were asked, decoded on demand.
+
+use std::collections::BTreeMap;
+
+use rmcp::model::InputRequest;
+use serde_json::Value;
+
+use super::Outcome;
+
+/// What is wrong with the answer to one asked key.
+///
+/// ```
+/// use mrtr_runtime::machine::{AnswerError, AnswerProblem};
+/// let error = AnswerError::new("env", AnswerProblem::Missing);
+/// assert_eq!(error.key(), "env");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("answer for `{key}`: {problem}")]
+pub struct AnswerError {
+    key: String,
+    problem: AnswerProblem,
+}
+
+/// Why an answer could not be used; either way the server asks again.
+///
+/// ```
+/// use mrtr_runtime::machine::AnswerProblem;
+/// assert_eq!(AnswerProblem::Missing.to_string(), "missing");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerProblem {
+    /// The retry carried no answer for the key (or `null`).
+    #[error("missing")]
+    Missing,
+    /// The answer does not have the shape the asked kind requires.
+    #[error("malformed: {0}")]
+    Malformed(String),
+    /// The key was never asked in this round (a bug in the machine).
+    #[error("not asked in this round")]
+    NotAsked,
+}
+
+impl AnswerError {
+    /// Builds an error for `key`.
+    ///
+    /// ```
+    /// let e = mrtr_runtime::machine::AnswerError::new("k", mrtr_runtime::machine::AnswerProblem::Missing);
+    /// ```
+    pub fn new(key: impl Into<String>, problem: AnswerProblem) -> Self {
+        AnswerError {
+            key: key.into(),
+            problem,
+        }
+    }
+
+    /// The key whose answer is unusable.
+    ///
+    /// ```
+    /// # let e = mrtr_runtime::machine::AnswerError::new("k", mrtr_runtime::machine::AnswerProblem::Missing);
+    /// assert_eq!(e.key(), "k");
+    /// ```
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// What is wrong with it.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::{AnswerError, AnswerProblem};
+    /// # let e = AnswerError::new("k", AnswerProblem::Missing);
+    /// assert_eq!(e.problem(), &AnswerProblem::Missing);
+    /// ```
+    pub fn problem(&self) -> &AnswerProblem {
+        &self.problem
+    }
+}
+
+/// The client's answers to the requests of the round being resumed.
+///
+/// Built by the server from the pending requests (from the sealed state) and the retry's
+/// `inputResponses`; keys that were not asked are never visible here.
+///
+/// ```
+/// use mrtr_runtime::machine::{input, Answers, Elicited};
+/// let mut answers = Answers::new(
+///     [("env".to_string(), input::choice("Where?", ["a", "b"]).into_request())],
+///     [("env".to_string(), serde_json::json!({"action": "accept", "content": {"choice": "b"}}))],
+/// );
+/// let env: Elicited<String> = answers.take("env").unwrap();
+/// assert_eq!(env, Elicited::Accept("b".to_string()));
+/// ```
+#[derive(Debug, Default)]
+pub struct Answers {
+    asked: BTreeMap<String, InputRequest>,
+    responses: BTreeMap<String, Value>,
+}
+
+impl Answers {
+    /// Pairs the asked requests with the responses; responses to keys that were not asked
+    /// are dropped.
+    ///
+    /// ```
+    /// let answers = mrtr_runtime::machine::Answers::new([], [("stray".to_string(), serde_json::json!(1))]);
+    /// assert!(answers.is_empty());
+    /// ```
+    pub fn new(
+        asked: impl IntoIterator<Item = (String, InputRequest)>,
+        responses: impl IntoIterator<Item = (String, Value)>,
+    ) -> Self {
+        let asked: BTreeMap<String, InputRequest> = asked.into_iter().collect();
+        let responses = responses
+            .into_iter()
+            .filter(|(key, _)| asked.contains_key(key))
+            .collect();
+        Answers { asked, responses }
+    }
+
+    /// Whether no request was asked in this round.
+    ///
+    /// ```
+    /// assert!(mrtr_runtime::machine::Answers::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.asked.is_empty()
+    }
+
+    /// Decodes the answer to `key` as `O`. A missing, `null` or malformed answer is an
+    /// [`AnswerError`]; the server turns it into a fresh request for the same input.
+    ///
+    /// ```
+    /// use mrtr_runtime::machine::{input, Answers, Elicited, AnswerProblem};
+    /// let mut answers = Answers::new([("ok".to_string(), input::confirm("Sure?").into_request())], []);
+    /// let missing = answers.take::<Elicited<bool>>("ok").unwrap_err();
+    /// assert_eq!(missing.problem(), &AnswerProblem::Missing);
+    /// ```
+    pub fn take<O: Outcome>(&mut self, key: &str) -> Result<O, AnswerError> {
+        let request = self
+            .asked
+            .get(key)
+            .ok_or_else(|| AnswerError::new(key, AnswerProblem::NotAsked))?;
+        match self.responses.remove(key) {
+            None | Some(Value::Null) => Err(AnswerError::new(key, AnswerProblem::Missing)),
+            Some(response) => O::from_response(key, request, response),
+        }
+    }
+}

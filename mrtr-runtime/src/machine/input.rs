@@ -1,0 +1,274 @@
+//! Builders for the input requests a machine can suspend on.
+//!
+//! Each builder returns an [`Input<O>`]: the protocol request plus, at the type level, the
+//! [`Outcome`](super::Outcome) it resolves to once the client answers. `ask!`, `sample!` and
+//! `roots!` take these values; hand-written machines pass them to
+//! [`Suspend::ask`](super::Suspend::ask).
+
+#![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
+
+use std::marker::PhantomData;
+
+use rmcp::model::{
+    CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
+    ElicitationSchema, InputRequest, ListRootsRequest, ModelHint, ModelPreferences, Role,
+    SamplingMessage, SamplingMessageContentBlock, Tool,
+};
+use serde_json::json;
+
+use super::{Elicited, InputKind, Roots, Sampled};
+use crate::form::Form;
+
+/// One input request that resolves to an outcome of type `O`.
+///
+/// ```
+/// use mrtr_runtime::machine::{input, InputKind};
+/// let question = input::choice("Which environment?", ["staging", "prod"]);
+/// assert_eq!(question.kind(), InputKind::FormElicitation);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Input<O> {
+    request: InputRequest,
+    outcome: PhantomData<fn() -> O>,
+}
+
+impl<O> Input<O> {
+    /// Wraps a protocol request. The caller vouches that `O` can decode its answer.
+    ///
+    /// ```
+    /// use mrtr_runtime::machine::{Input, Roots};
+    /// use rmcp::model::{InputRequest, ListRootsRequest};
+    /// #[allow(deprecated)]
+    /// let raw: Input<Roots> = Input::from_request(InputRequest::ListRoots(ListRootsRequest::default()));
+    /// ```
+    pub fn from_request(request: InputRequest) -> Self {
+        Input {
+            request,
+            outcome: PhantomData,
+        }
+    }
+
+    /// The protocol request sent to the client.
+    ///
+    /// ```
+    /// let q = mrtr_runtime::machine::input::roots();
+    /// assert!(matches!(q.request(), rmcp::model::InputRequest::ListRoots(_)));
+    /// ```
+    pub fn request(&self) -> &InputRequest {
+        &self.request
+    }
+
+    /// Takes the protocol request out.
+    ///
+    /// ```
+    /// let request = mrtr_runtime::machine::input::roots().into_request();
+    /// ```
+    pub fn into_request(self) -> InputRequest {
+        self.request
+    }
+
+    /// Which capability the client must declare for this request.
+    ///
+    /// ```
+    /// use mrtr_runtime::machine::{input, InputKind};
+    /// assert_eq!(input::prompt("hi").kind(), InputKind::Sampling);
+    /// ```
+    pub fn kind(&self) -> InputKind {
+        InputKind::of(&self.request)
+    }
+}
+
+fn elicit_form(message: impl Into<String>, requested_schema: ElicitationSchema) -> InputRequest {
+    InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.into(),
+            requested_schema,
+        },
+    ))
+}
+
+fn single_field_schema(field: &str, property: serde_json::Value) -> ElicitationSchema {
+    serde_json::from_value(json!({
+        "type": "object",
+        "properties": { field: property },
+        "required": [field],
+    }))
+    .expect("a single-property primitive schema is a valid elicitation schema")
+}
+
+/// A form elicitation whose fields come from a `#[derive(Form)]` type.
+///
+/// ```
+/// use mrtr_runtime::machine::{input, Elicited};
+/// use mrtr_runtime::form::Form;
+/// # #[derive(serde::Deserialize)] struct Confirm { apply: bool }
+/// # impl Form for Confirm { fn requested_schema() -> rmcp::model::ElicitationSchema {
+/// #   serde_json::from_value(serde_json::json!({"type":"object","properties":{"apply":{"type":"boolean"}},"required":["apply"]})).unwrap() } }
+/// let question: mrtr_runtime::machine::Input<Elicited<Confirm>> = input::form::<Confirm>("Apply the plan?");
+/// ```
+pub fn form<T: Form>(message: impl Into<String>) -> Input<Elicited<T>> {
+    Input::from_request(elicit_form(message, T::requested_schema()))
+}
+
+/// A single choice among `options`; the answer is the chosen option.
+///
+/// ```
+/// let q = mrtr_runtime::machine::input::choice("Which environment?", ["staging", "prod"]);
+/// ```
+pub fn choice<I, S>(message: impl Into<String>, options: I) -> Input<Elicited<String>>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let options: Vec<String> = options.into_iter().map(Into::into).collect();
+    let schema = single_field_schema("choice", json!({"type": "string", "enum": options}));
+    Input::from_request(elicit_form(message, schema))
+}
+
+/// Any number of choices among `options`; the answer is the chosen options.
+///
+/// ```
+/// let q = mrtr_runtime::machine::input::multi_choice("Which regions?", ["eu", "us", "ap"]);
+/// ```
+pub fn multi_choice<I, S>(message: impl Into<String>, options: I) -> Input<Elicited<Vec<String>>>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let options: Vec<String> = options.into_iter().map(Into::into).collect();
+    let schema = single_field_schema(
+        "choices",
+        json!({"type": "array", "items": {"type": "string", "enum": options}}),
+    );
+    Input::from_request(elicit_form(message, schema))
+}
+
+/// A single line of text.
+///
+/// ```
+/// let q = mrtr_runtime::machine::input::text("What is your name?");
+/// ```
+pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
+    let schema = single_field_schema("text", json!({"type": "string"}));
+    Input::from_request(elicit_form(message, schema))
+}
+
+/// A yes/no question; the answer is the boolean.
+///
+/// ```
+/// let q = mrtr_runtime::machine::input::confirm("Deploy now?");
+/// ```
+pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
+    let schema = single_field_schema("confirm", json!({"type": "boolean"}));
+    Input::from_request(elicit_form(message, schema))
+}
+
+/// A URL-mode elicitation: the user is sent to `url` out of band. `Accept` means only that
+/// the user consented to open it; correlate completion through your own state.
+///
+/// ```
+/// let q = mrtr_runtime::machine::input::url("Sign in to continue", "https://example.com/login");
+/// ```
+pub fn url(message: impl Into<String>, url: impl Into<String>) -> Input<Elicited<()>> {
+    Input::from_request(InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: String::new(),
+        },
+    )))
+}
+
+/// A sampling request with one user message; refine it with the methods on
+/// `Input<Sampled>` ([`Input::system`], [`Input::max_tokens`], ...).
+///
+/// ```
+/// let q = mrtr_runtime::machine::input::prompt("Summarize the plan").max_tokens(200);
+/// ```
+pub fn prompt(text: impl Into<String>) -> Input<Sampled> {
+    let message = SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(text.into()));
+    sampling(CreateMessageRequestParams::new(vec![message], 512))
+}
+
+/// A sampling request from fully specified parameters.
+///
+/// ```
+/// use rmcp::model::{CreateMessageRequestParams, Role, SamplingMessage, SamplingMessageContentBlock};
+/// #[allow(deprecated)]
+/// let params = CreateMessageRequestParams::new(
+///     vec![SamplingMessage::new(Role::User, SamplingMessageContentBlock::text("hi"))], 64);
+/// let q = mrtr_runtime::machine::input::sampling(params);
+/// ```
+pub fn sampling(params: CreateMessageRequestParams) -> Input<Sampled> {
+    Input::from_request(InputRequest::CreateMessage(CreateMessageRequest::new(
+        params,
+    )))
+}
+
+/// A `roots/list` request.
+///
+/// ```
+/// let q = mrtr_runtime::machine::input::roots();
+/// ```
+pub fn roots() -> Input<Roots> {
+    Input::from_request(InputRequest::ListRoots(ListRootsRequest::default()))
+}
+
+impl Input<Sampled> {
+    fn params_mut(&mut self) -> &mut CreateMessageRequestParams {
+        match &mut self.request {
+            InputRequest::CreateMessage(request) => &mut request.params,
+            _ => unreachable!("Input<Sampled> always wraps a sampling request"),
+        }
+    }
+
+    /// Sets the system prompt.
+    ///
+    /// ```
+    /// let q = mrtr_runtime::machine::input::prompt("hi").system("Be brief.");
+    /// ```
+    pub fn system(mut self, system_prompt: impl Into<String>) -> Self {
+        self.params_mut().system_prompt = Some(system_prompt.into());
+        self
+    }
+
+    /// Sets the maximum number of tokens the client may sample.
+    ///
+    /// ```
+    /// let q = mrtr_runtime::machine::input::prompt("hi").max_tokens(50);
+    /// ```
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.params_mut().max_tokens = max_tokens;
+        self
+    }
+
+    /// Adds a model hint (clients evaluate hints in order).
+    ///
+    /// ```
+    /// let q = mrtr_runtime::machine::input::prompt("hi").model_hint("claude");
+    /// ```
+    pub fn model_hint(mut self, name: impl Into<String>) -> Self {
+        let preferences = self
+            .params_mut()
+            .model_preferences
+            .get_or_insert_with(ModelPreferences::default);
+        preferences
+            .hints
+            .get_or_insert_with(Vec::new)
+            .push(ModelHint::new(name));
+        self
+    }
+
+    /// Offers tools to the model; the client must declare `sampling.tools`.
+    ///
+    /// ```
+    /// let q = mrtr_runtime::machine::input::prompt("hi").tools(Vec::new());
+    /// assert_eq!(q.kind(), mrtr_runtime::machine::InputKind::SamplingWithTools);
+    /// ```
+    pub fn tools(mut self, tools: Vec<Tool>) -> Self {
+        self.params_mut().tools = Some(tools);
+        self
+    }
+}

@@ -1,0 +1,312 @@
+//! One request through one machine: open the state, collect the answers, step, gate,
+//! seal. Transport- and method-agnostic, so the rmcp adapter and the in-process test
+//! driver share it.
+
+use std::collections::BTreeMap;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    ClientCapabilities, InputRequest, InputRequiredResult, InputResponses, JsonObject,
+};
+use tracing::Instrument;
+
+use crate::machine::{
+    Answers, InputKind, Machine, RequestCx, Resume, Run, Step, StepError, Suspend,
+};
+use crate::token::{Binding, PendingInput, SealInput, StateSealer};
+
+use super::errors;
+
+/// What to do with a state sealed by another version of the machine (its fingerprint
+/// differs): it is authentic, just stale.
+///
+/// ```
+/// use mrtr_runtime::server::StaleStatePolicy;
+/// assert_eq!(StaleStatePolicy::default(), StaleStatePolicy::Restart);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StaleStatePolicy {
+    /// Start the flow again from the beginning (the client sees a fresh `input_required`).
+    #[default]
+    Restart,
+    /// Reject it like any other invalid state (`-32602`).
+    Reject,
+}
+
+/// One incoming `tools/call`, `prompts/get` or `resources/read`, as the engine sees it.
+#[derive(Debug)]
+pub(crate) struct Incoming<'a> {
+    pub(crate) arguments: &'a JsonObject,
+    pub(crate) input_responses: Option<InputResponses>,
+    pub(crate) request_state: Option<String>,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) principal: Option<String>,
+}
+
+/// What a request produced.
+#[derive(Debug)]
+pub(crate) enum Answer<O> {
+    /// The machine finished.
+    Complete(O),
+    /// The client must answer and retry.
+    InputRequired(InputRequiredResult),
+}
+
+/// The per-server part of the pipeline: sealing and policies.
+pub(crate) struct Engine {
+    pub(crate) sealer: StateSealer,
+    pub(crate) audience: String,
+    pub(crate) stale_state: StaleStatePolicy,
+}
+
+/// A suspension held in memory: the requests and the encoded state.
+struct Pending {
+    requests: Vec<(String, InputRequest)>,
+    state: Vec<u8>,
+    /// The round the client is asked to answer (1 for the first suspension).
+    round: u32,
+}
+
+/// Where the step's resume came from; decides what "ask again" re-sends.
+enum Origin {
+    Fresh,
+    Token(Pending),
+    EagerAnswers(Pending),
+}
+
+impl Engine {
+    /// Serves one request for `machine`.
+    pub(crate) async fn serve<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        incoming: Incoming<'_>,
+    ) -> Result<Answer<M::Output>, ErrorData> {
+        let descriptor = machine.descriptor();
+        let span = tracing::info_span!(
+            "mrtr.round",
+            method = descriptor.method().as_str(),
+            target = descriptor.name(),
+            round = tracing::field::Empty,
+            state_bytes_in = incoming.request_state.as_ref().map_or(0, |s| s.len()),
+            state_bytes_out = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+            rejection = tracing::field::Empty,
+        );
+        self.serve_in_span(machine, incoming).instrument(span).await
+    }
+
+    async fn serve_in_span<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        incoming: Incoming<'_>,
+    ) -> Result<Answer<M::Output>, ErrorData> {
+        let span = tracing::Span::current();
+        let descriptor = machine.descriptor();
+        let binding = Binding::new(
+            &self.audience,
+            descriptor.method().into(),
+            descriptor.name(),
+            Some(incoming.arguments),
+            incoming.principal.as_deref(),
+        );
+
+        let mut responses = incoming.input_responses.unwrap_or_default();
+        let mut origin = Origin::Fresh;
+        let mut resume = None;
+        let mut completed_rounds = 0;
+
+        if let Some(token) = &incoming.request_state {
+            let envelope = match self.sealer.open(token, &binding) {
+                Ok(envelope) => envelope,
+                Err(rejection) => {
+                    span.record("rejection", tracing::field::display(&rejection));
+                    span.record("outcome", "rejected");
+                    tracing::warn!(%rejection, "requestState rejected");
+                    return Err(errors::rejected_state());
+                }
+            };
+            if envelope.fingerprint != descriptor.fingerprint {
+                span.record("rejection", "stale fingerprint");
+                match self.stale_state {
+                    StaleStatePolicy::Reject => {
+                        span.record("outcome", "rejected");
+                        tracing::warn!("requestState sealed by another version of this machine");
+                        return Err(errors::rejected_state());
+                    }
+                    StaleStatePolicy::Restart => {
+                        tracing::info!(
+                            "requestState sealed by another version; restarting the flow"
+                        );
+                        // Answers belong to the old flow's questions.
+                        responses.clear();
+                    }
+                }
+            } else {
+                let pending = restore_pending(&envelope.pending).map_err(|reason| {
+                    span.record("rejection", reason.as_str());
+                    tracing::warn!(%reason, "requestState rejected");
+                    errors::rejected_state()
+                })?;
+                completed_rounds = envelope.round;
+                let answers = Answers::new(pending.clone(), std::mem::take(&mut responses));
+                resume = Some(Resume::new(envelope.state.clone(), answers));
+                origin = Origin::Token(Pending {
+                    requests: pending,
+                    state: envelope.state,
+                    round: envelope.round,
+                });
+            }
+        }
+
+        loop {
+            span.record("round", completed_rounds);
+            let cx = RequestCx::new(
+                incoming.capabilities.clone(),
+                incoming.principal.clone(),
+                completed_rounds,
+            );
+            let run = Run {
+                arguments: incoming.arguments,
+                resume: resume.take(),
+                cx: &cx,
+            };
+            match machine.step(run).await {
+                Ok(Step::Done(output)) => {
+                    span.record("outcome", "complete");
+                    return Ok(Answer::Complete(output));
+                }
+                Ok(Step::Suspend(suspend)) => {
+                    let pending = into_pending(suspend, completed_rounds + 1);
+                    // A first call may carry answers to the questions it is about to be
+                    // asked (stateless clients do this); use them once, right away.
+                    if matches!(origin, Origin::Fresh)
+                        && !pending.requests.is_empty()
+                        && pending
+                            .requests
+                            .iter()
+                            .all(|(key, _)| responses.get(key).is_some_and(|v| !v.is_null()))
+                    {
+                        let answers =
+                            Answers::new(pending.requests.clone(), std::mem::take(&mut responses));
+                        resume = Some(Resume::new(pending.state.clone(), answers));
+                        completed_rounds = pending.round;
+                        origin = Origin::EagerAnswers(pending);
+                        continue;
+                    }
+                    return self.ask(
+                        &binding,
+                        &incoming.capabilities,
+                        descriptor.fingerprint,
+                        pending,
+                    );
+                }
+                Err(StepError::Answer(problem)) => {
+                    tracing::info!(key = problem.key(), problem = %problem.problem(), "asking again");
+                    match origin {
+                        Origin::Token(pending) | Origin::EagerAnswers(pending) => {
+                            return self.ask(
+                                &binding,
+                                &incoming.capabilities,
+                                descriptor.fingerprint,
+                                pending,
+                            );
+                        }
+                        Origin::Fresh => {
+                            return Err(errors::internal(&format!(
+                                "machine took an answer on a fresh call: {problem}"
+                            )));
+                        }
+                    }
+                }
+                Err(StepError::InvalidArguments(detail)) => {
+                    span.record("outcome", "invalid arguments");
+                    return Err(errors::invalid_arguments(detail));
+                }
+                Err(StepError::StateMismatch(detail)) => {
+                    span.record("outcome", "rejected");
+                    span.record("rejection", "state does not decode");
+                    tracing::warn!(%detail, "authentic requestState does not decode as this machine's state");
+                    return Err(errors::rejected_state());
+                }
+                Err(error) => {
+                    span.record("outcome", "internal error");
+                    return Err(errors::internal(&error.to_string()));
+                }
+            }
+        }
+    }
+
+    /// Gates the requests on this request's capabilities, seals the state, and builds the
+    /// `input_required` result.
+    fn ask<O>(
+        &self,
+        binding: &Binding<'_>,
+        capabilities: &ClientCapabilities,
+        fingerprint: u64,
+        pending: Pending,
+    ) -> Result<Answer<O>, ErrorData> {
+        let span = tracing::Span::current();
+        let mut undeclared: Vec<InputKind> = pending
+            .requests
+            .iter()
+            .map(|(_, request)| InputKind::of(request))
+            .filter(|kind| !kind.is_declared_by(capabilities))
+            .collect();
+        if !undeclared.is_empty() {
+            undeclared.sort();
+            undeclared.dedup();
+            span.record("outcome", "missing capability");
+            return Err(errors::missing_capabilities(&undeclared));
+        }
+        let mut pending_inputs = Vec::with_capacity(pending.requests.len());
+        for (key, request) in &pending.requests {
+            let request = serde_json::to_string(request).map_err(|e| {
+                errors::internal(&format!("input request `{key}` does not serialize: {e}"))
+            })?;
+            pending_inputs.push(PendingInput {
+                key: key.clone(),
+                request,
+            });
+        }
+        let token = self
+            .sealer
+            .seal(
+                binding,
+                SealInput {
+                    fingerprint,
+                    round: pending.round,
+                    pending: pending_inputs,
+                    state: pending.state,
+                },
+            )
+            .map_err(|e| errors::internal(&format!("cannot seal the state: {e}")))?;
+        span.record("state_bytes_out", token.len());
+        span.record("outcome", "input_required");
+        let requests: BTreeMap<String, InputRequest> = pending.requests.into_iter().collect();
+        let input_requests = (!requests.is_empty()).then_some(requests);
+        Ok(Answer::InputRequired(InputRequiredResult::new(
+            input_requests,
+            Some(token),
+        )))
+    }
+}
+
+fn into_pending(suspend: Suspend, round: u32) -> Pending {
+    let (requests, state) = suspend.into_parts();
+    Pending {
+        requests,
+        state,
+        round,
+    }
+}
+
+fn restore_pending(pending: &[PendingInput]) -> Result<Vec<(String, InputRequest)>, String> {
+    pending
+        .iter()
+        .map(|input| {
+            serde_json::from_str::<InputRequest>(&input.request)
+                .map(|request| (input.key.clone(), request))
+                .map_err(|e| format!("sealed input request `{}` does not decode: {e}", input.key))
+        })
+        .collect()
+}

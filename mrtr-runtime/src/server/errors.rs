@@ -1,0 +1,129 @@
+//! The JSON-RPC errors the adapter answers with. One place, so codes and messages stay
+//! consistent: `-32602` for bad parameters and every rejected `requestState` (one fixed
+//! message; the reason goes only to `tracing`), `-32021` for undeclared capabilities,
+//! `-32603` for bugs.
+
+use rmcp::ErrorData;
+use rmcp::model::ClientCapabilities;
+use serde_json::Value;
+
+use crate::machine::InputKind;
+use crate::token::REJECTED_STATE_MESSAGE;
+
+/// `-32602` with the one message every rejected `requestState` gets.
+pub(crate) fn rejected_state() -> ErrorData {
+    ErrorData::invalid_params(REJECTED_STATE_MESSAGE, None)
+}
+
+/// `-32602` for arguments that do not match the schema.
+pub(crate) fn invalid_arguments(detail: String) -> ErrorData {
+    ErrorData::invalid_params(format!("invalid arguments: {detail}"), None)
+}
+
+/// `-32021` naming every capability the pending requests need, as one object.
+pub(crate) fn missing_capabilities(kinds: &[InputKind]) -> ErrorData {
+    let mut required = serde_json::Map::new();
+    for kind in kinds {
+        if let Ok(Value::Object(one)) = serde_json::to_value(kind.required_capability()) {
+            merge_objects(&mut required, one);
+        }
+    }
+    // `{"elicitation": {}}` alone means form mode; once URL mode is also required, say so.
+    if kinds.contains(&InputKind::FormElicitation) && kinds.contains(&InputKind::UrlElicitation) {
+        required.insert(
+            "elicitation".into(),
+            serde_json::json!({"form": {}, "url": {}}),
+        );
+    }
+    let required: ClientCapabilities =
+        serde_json::from_value(Value::Object(required)).unwrap_or_default();
+    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    let mut error = ErrorData::missing_required_client_capability(required);
+    error.message = format!(
+        "this request needs client capabilities it did not declare: {}",
+        names.join(", ")
+    )
+    .into();
+    error
+}
+
+fn merge_objects(into: &mut serde_json::Map<String, Value>, from: serde_json::Map<String, Value>) {
+    for (key, value) in from {
+        match (into.get_mut(&key), value) {
+            (Some(Value::Object(existing)), Value::Object(more)) => merge_objects(existing, more),
+            (_, value) => {
+                into.insert(key, value);
+            }
+        }
+    }
+}
+
+/// `-32602` for a `tools/call`, `prompts/get` or `resources/read` whose params do not
+/// parse; `None` for any other method. The message names the offending field.
+pub(crate) fn unparsable_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    let params = params.cloned().unwrap_or(Value::Null);
+    let problem = match method {
+        "tools/call" => serde_json::from_value::<rmcp::model::CallToolRequestParams>(params).err(),
+        "prompts/get" => {
+            serde_json::from_value::<rmcp::model::GetPromptRequestParams>(params).err()
+        }
+        "resources/read" => {
+            serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(params).err()
+        }
+        _ => return None,
+    };
+    let detail = problem.map_or_else(
+        || "params do not match the method".to_string(),
+        |e| e.to_string(),
+    );
+    Some(ErrorData::invalid_params(
+        format!(
+            "invalid {method} params: {detail} (requestState must be a string, inputResponses an object)"
+        ),
+        None,
+    ))
+}
+
+/// `-32603` for a machine bug; the detail is logged, not sent.
+pub(crate) fn internal(detail: &str) -> ErrorData {
+    tracing::error!(detail, "mrtr machine failed");
+    ErrorData::internal_error("the server failed to process this request", None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_capabilities_merges_into_one_object() {
+        let error = missing_capabilities(&[
+            InputKind::FormElicitation,
+            InputKind::UrlElicitation,
+            InputKind::Roots,
+        ]);
+        assert_eq!(error.code.0, -32021);
+        let data = error.data.expect("requiredCapabilities");
+        assert_eq!(
+            data["requiredCapabilities"],
+            serde_json::json!({"elicitation": {"form": {}, "url": {}}, "roots": {}})
+        );
+    }
+
+    #[test]
+    fn unparsable_mrtr_params_are_invalid_params_naming_the_problem() {
+        let params = serde_json::json!({"name": "t", "requestState": 5});
+        let error = unparsable_params("tools/call", Some(&params)).expect("tools/call is ours");
+        assert_eq!(error.code.0, -32602);
+        assert!(
+            error.message.contains("invalid tools/call params"),
+            "{}",
+            error.message
+        );
+        assert!(unparsable_params("custom/thing", Some(&params)).is_none());
+    }
+
+    #[test]
+    fn rejected_state_is_invalid_params() {
+        assert_eq!(rejected_state().code.0, -32602);
+    }
+}

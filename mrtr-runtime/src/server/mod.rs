@@ -1,0 +1,711 @@
+//! Serving machines through rmcp: an [`McpServer`] is an rmcp `ServerHandler` that lists
+//! and runs `#[mrtr::tool]`/`prompt`/`resource` machines and hands every other request to
+//! an optional fallback handler (your existing rmcp server), so both mix in one server.
+//!
+//! Per request it resolves the principal, reads the capabilities from that request's
+//! `_meta`, opens the `requestState`, resumes the machine, gates what it asks on the
+//! declared capabilities (`-32021` otherwise), and seals the next state.
+//!
+//! ```no_run
+//! # async fn run(my_tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) -> Result<(), Box<dyn std::error::Error>> {
+//! use mrtr_runtime::server::McpServer;
+//! use rmcp::ServiceExt;
+//!
+//! let server = McpServer::builder("deploy-server").tool(my_tool).build().unwrap();
+//! server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+//! # Ok(()) }
+//! ```
+
+pub(crate) mod engine;
+mod errors;
+mod principal;
+mod registry;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+pub use engine::StaleStatePolicy;
+pub use principal::{Principal, PrincipalResolver};
+
+use crate::machine::{Listing, Machine};
+use crate::token::{Clock, KeyRing, KeyRingError, StateSealer, SystemClock};
+use engine::{Answer, Engine, Incoming};
+use registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
+
+/// The `_meta` key under which a listed tool, prompt or resource names the input kinds it
+/// may ask for (e.g. `["elicitation.form", "sampling"]`).
+///
+/// ```
+/// assert_eq!(mrtr_runtime::server::INPUT_KINDS_META_KEY, "io.github.mrtr/inputKinds");
+/// ```
+pub const INPUT_KINDS_META_KEY: &str = "io.github.mrtr/inputKinds";
+
+/// A fallback that serves nothing: every request not handled by a machine gets rmcp's
+/// default answer (usually `-32601`).
+///
+/// ```
+/// let _ = mrtr_runtime::server::NoFallback;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoFallback;
+
+impl ServerHandler for NoFallback {}
+
+/// An rmcp server handler for mrtr machines, optionally in front of another handler.
+///
+/// Cheap to clone (one `Arc`), so it can be handed to rmcp's Streamable HTTP service
+/// factory.
+///
+/// ```
+/// use mrtr_runtime::server::McpServer;
+/// use mrtr_runtime::token::KeyRing;
+/// let server = McpServer::builder("demo").keys(KeyRing::generate_process_local().unwrap()).build().unwrap();
+/// assert_eq!(server.audience(), "demo");
+/// ```
+pub struct McpServer<F = NoFallback> {
+    inner: Arc<Inner<F>>,
+}
+
+impl<F> Clone for McpServer<F> {
+    fn clone(&self) -> Self {
+        McpServer {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+struct Inner<F> {
+    engine: Engine,
+    info: Implementation,
+    tools: Registry<dyn Machine<Output = CallToolResult>>,
+    prompts: Registry<dyn Machine<Output = GetPromptResult>>,
+    resources: Registry<dyn Machine<Output = ReadResourceResult>>,
+    principal: PrincipalResolver,
+    fallback: F,
+}
+
+/// Configures an [`McpServer`].
+///
+/// ```
+/// use std::time::Duration;
+/// use mrtr_runtime::server::{McpServer, StaleStatePolicy};
+/// use mrtr_runtime::token::KeyRing;
+/// let server = McpServer::builder("demo")
+///     .version("1.2.3")
+///     .keys(KeyRing::generate_process_local().unwrap())
+///     .state_ttl(Duration::from_secs(300))
+///     .max_state_bytes(32 * 1024)
+///     .stale_state(StaleStatePolicy::Reject)
+///     .build().unwrap();
+/// ```
+pub struct McpServerBuilder {
+    info: Implementation,
+    audience: Option<String>,
+    keys: Option<KeyRing>,
+    clock: Option<Arc<dyn Clock>>,
+    ttl: Option<Duration>,
+    max_state_bytes: Option<usize>,
+    stale_state: StaleStatePolicy,
+    tools: Registry<dyn Machine<Output = CallToolResult>>,
+    prompts: Registry<dyn Machine<Output = GetPromptResult>>,
+    resources: Registry<dyn Machine<Output = ReadResourceResult>>,
+    principal: Option<PrincipalResolver>,
+}
+
+impl McpServer<NoFallback> {
+    /// Starts configuring a server named `name` (also the default token audience).
+    ///
+    /// ```
+    /// let builder = mrtr_runtime::server::McpServer::builder("demo");
+    /// ```
+    pub fn builder(name: impl Into<String>) -> McpServerBuilder {
+        McpServerBuilder {
+            info: Implementation::new(name, env!("CARGO_PKG_VERSION")),
+            audience: None,
+            keys: None,
+            clock: None,
+            ttl: None,
+            max_state_bytes: None,
+            stale_state: StaleStatePolicy::default(),
+            tools: Registry::default(),
+            prompts: Registry::default(),
+            resources: Registry::default(),
+            principal: None,
+        }
+    }
+}
+
+impl McpServerBuilder {
+    /// The server version reported in `serverInfo`.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").version("2.0.0");
+    /// ```
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// The audience bound into every token (defaults to the server name). Instances that
+    /// continue each other's flows must share it, and their keys.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").audience("demo.example.com");
+    /// ```
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
+        self
+    }
+
+    /// The key ring that seals and opens states. Without it, keys come from the
+    /// `MRTR_KEYS` environment variable, or a process-local key is generated (with a
+    /// warning: other instances cannot continue its flows).
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap());
+    /// ```
+    pub fn keys(mut self, keys: KeyRing) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
+    /// The clock for issuing and expiring states (tests inject a manual one).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .clock(Arc::new(mrtr_runtime::token::SystemClock));
+    /// ```
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// How long a client may take to answer one round (default 600 s; every round
+    /// re-seals with a fresh expiry).
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").state_ttl(std::time::Duration::from_secs(60));
+    /// ```
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// The largest `requestState` accepted or produced (default 64 KiB); checked before
+    /// any decoding.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").max_state_bytes(16 * 1024);
+    /// ```
+    pub fn max_state_bytes(mut self, bytes: usize) -> Self {
+        self.max_state_bytes = Some(bytes);
+        self
+    }
+
+    /// What to do with a state sealed by another version of a machine.
+    ///
+    /// ```
+    /// use mrtr_runtime::server::{McpServer, StaleStatePolicy};
+    /// let b = McpServer::builder("demo").stale_state(StaleStatePolicy::Reject);
+    /// ```
+    pub fn stale_state(mut self, policy: StaleStatePolicy) -> Self {
+        self.stale_state = policy;
+        self
+    }
+
+    /// Replaces how the principal of a request is found (default: a [`Principal`] HTTP
+    /// extension, else a salted hash of the `Authorization` header, else none).
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .principal(|_context| Some("tenant-7".to_string()));
+    /// ```
+    pub fn principal(
+        mut self,
+        resolver: impl Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.principal = Some(Arc::new(resolver));
+        self
+    }
+
+    /// Registers a tool machine (e.g. a `#[mrtr::tool]` function).
+    ///
+    /// ```no_run
+    /// # fn f(deploy: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) {
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").tool(deploy);
+    /// # }
+    /// ```
+    pub fn tool(mut self, machine: impl Machine<Output = CallToolResult>) -> Self {
+        let machine: ToolMachine = Arc::new(machine);
+        self.tools.insert(machine);
+        self
+    }
+
+    /// Registers a prompt machine (e.g. a `#[mrtr::prompt]` function).
+    ///
+    /// ```no_run
+    /// # fn f(p: impl mrtr_runtime::machine::Machine<Output = rmcp::model::GetPromptResult>) {
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").prompt(p);
+    /// # }
+    /// ```
+    pub fn prompt(mut self, machine: impl Machine<Output = GetPromptResult>) -> Self {
+        let machine: PromptMachine = Arc::new(machine);
+        self.prompts.insert(machine);
+        self
+    }
+
+    /// Registers a resource machine (e.g. a `#[mrtr::resource]` function).
+    ///
+    /// ```no_run
+    /// # fn f(r: impl mrtr_runtime::machine::Machine<Output = rmcp::model::ReadResourceResult>) {
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").resource(r);
+    /// # }
+    /// ```
+    pub fn resource(mut self, machine: impl Machine<Output = ReadResourceResult>) -> Self {
+        let machine: ResourceMachine = Arc::new(machine);
+        self.resources.insert(machine);
+        self
+    }
+
+    /// Builds a server that serves only the registered machines.
+    ///
+    /// ```
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build().unwrap();
+    /// ```
+    pub fn build(self) -> Result<McpServer<NoFallback>, KeyRingError> {
+        self.build_with(NoFallback)
+    }
+
+    /// Builds a server that serves the registered machines and hands everything else
+    /// (other tools, prompts, resources, completions, ...) to `fallback`, e.g. an existing
+    /// rmcp server with hand-written tools.
+    ///
+    /// ```
+    /// struct Legacy;
+    /// impl rmcp::ServerHandler for Legacy {}
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build_with(Legacy).unwrap();
+    /// ```
+    pub fn build_with<F: ServerHandler>(self, fallback: F) -> Result<McpServer<F>, KeyRingError> {
+        let keys = match self.keys {
+            Some(keys) => keys,
+            None => KeyRing::from_env_or_generate()?,
+        };
+        let mut sealer =
+            StateSealer::new(keys).with_clock(self.clock.unwrap_or_else(|| Arc::new(SystemClock)));
+        if let Some(ttl) = self.ttl {
+            sealer = sealer.with_ttl(ttl);
+        }
+        if let Some(bytes) = self.max_state_bytes {
+            sealer = sealer.with_max_token_bytes(bytes);
+        }
+        let audience = self.audience.unwrap_or_else(|| self.info.name.clone());
+        Ok(McpServer {
+            inner: Arc::new(Inner {
+                engine: Engine {
+                    sealer,
+                    audience,
+                    stale_state: self.stale_state,
+                },
+                info: self.info,
+                tools: self.tools,
+                prompts: self.prompts,
+                resources: self.resources,
+                principal: self
+                    .principal
+                    .unwrap_or_else(|| Arc::new(principal::default_principal)),
+                fallback,
+            }),
+        })
+    }
+}
+
+impl<F> McpServer<F> {
+    /// The audience bound into this server's tokens.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// assert_eq!(server.audience(), "demo");
+    /// ```
+    pub fn audience(&self) -> &str {
+        &self.inner.engine.audience
+    }
+
+    /// The handler requests fall back to.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let _fallback: &mrtr_runtime::server::NoFallback = server.fallback();
+    /// ```
+    pub fn fallback(&self) -> &F {
+        &self.inner.fallback
+    }
+
+    fn incoming<'a>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        arguments: &'a JsonObject,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+    ) -> Incoming<'a> {
+        Incoming {
+            arguments,
+            input_responses,
+            request_state,
+            capabilities: context.client_capabilities().unwrap_or_default(),
+            principal: (self.inner.principal)(context),
+        }
+    }
+}
+
+/// Adds the machine's input kinds to its listing's `_meta`.
+fn with_input_kinds(
+    meta: Option<MetaObject>,
+    machine_kinds: &[crate::machine::InputKind],
+) -> Option<MetaObject> {
+    if machine_kinds.is_empty() {
+        return meta;
+    }
+    let mut meta = meta.unwrap_or_default();
+    let kinds: Vec<&str> = machine_kinds.iter().map(|k| k.as_str()).collect();
+    meta.0
+        .insert(INPUT_KINDS_META_KEY.into(), serde_json::json!(kinds));
+    Some(meta)
+}
+
+fn listed_tool(machine: &ToolMachine) -> Option<Tool> {
+    let descriptor = machine.descriptor();
+    match &descriptor.listing {
+        Listing::Tool(tool) => {
+            let mut tool = tool.clone();
+            tool.meta = with_input_kinds(tool.meta.take(), &descriptor.input_kinds);
+            Some(tool)
+        }
+        _ => None,
+    }
+}
+
+fn empty_arguments() -> &'static JsonObject {
+    static EMPTY: std::sync::OnceLock<JsonObject> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(JsonObject::new)
+}
+
+impl<F: ServerHandler> ServerHandler for McpServer<F> {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = self.inner.fallback.get_info();
+        info.server_info = self.inner.info.clone();
+        let capabilities: &mut ServerCapabilities = &mut info.capabilities;
+        if !self.inner.tools.is_empty() && capabilities.tools.is_none() {
+            capabilities.tools = Some(Default::default());
+        }
+        if !self.inner.prompts.is_empty() && capabilities.prompts.is_none() {
+            capabilities.prompts = Some(Default::default());
+        }
+        if !self.inner.resources.is_empty() && capabilities.resources.is_none() {
+            capabilities.resources = Some(Default::default());
+        }
+        info
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        self.inner.fallback.supported_protocol_versions()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut tools: Vec<Tool> = self.inner.tools.iter().filter_map(listed_tool).collect();
+        let mut next_cursor = None;
+        if self.inner.fallback.get_info().capabilities.tools.is_some() {
+            let more = self.inner.fallback.list_tools(request, context).await?;
+            tools.extend(
+                more.tools
+                    .into_iter()
+                    .filter(|t| self.inner.tools.get(&t.name).is_none()),
+            );
+            next_cursor = more.next_cursor;
+        }
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next_cursor;
+        Ok(result)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        match self.inner.tools.get(name) {
+            Some(machine) => listed_tool(machine),
+            None => self.inner.fallback.get_tool(name),
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(machine) = self.inner.tools.get(&request.name).cloned() else {
+            return self.inner.fallback.call_tool(request, context).await;
+        };
+        let arguments = request
+            .arguments
+            .as_ref()
+            .unwrap_or_else(|| empty_arguments());
+        let incoming = self.incoming(
+            &context,
+            arguments,
+            request.input_responses,
+            request.request_state,
+        );
+        Ok(
+            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
+                Answer::Complete(result) => CallToolResponse::Complete(result),
+                Answer::InputRequired(result) => CallToolResponse::InputRequired(result),
+            },
+        )
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let mut prompts: Vec<_> = self
+            .inner
+            .prompts
+            .iter()
+            .filter_map(|machine| {
+                let descriptor = machine.descriptor();
+                match &descriptor.listing {
+                    Listing::Prompt(prompt) => {
+                        let mut prompt = prompt.clone();
+                        prompt.meta = with_input_kinds(prompt.meta.take(), &descriptor.input_kinds);
+                        Some(prompt)
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut next_cursor = None;
+        if self
+            .inner
+            .fallback
+            .get_info()
+            .capabilities
+            .prompts
+            .is_some()
+        {
+            let more = self.inner.fallback.list_prompts(request, context).await?;
+            prompts.extend(
+                more.prompts
+                    .into_iter()
+                    .filter(|p| self.inner.prompts.get(&p.name).is_none()),
+            );
+            next_cursor = more.next_cursor;
+        }
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next_cursor;
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(machine) = self.inner.prompts.get(&request.name).cloned() else {
+            return self.inner.fallback.get_prompt(request, context).await;
+        };
+        let arguments = request
+            .arguments
+            .as_ref()
+            .unwrap_or_else(|| empty_arguments());
+        let incoming = self.incoming(
+            &context,
+            arguments,
+            request.input_responses,
+            request.request_state,
+        );
+        Ok(
+            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
+                Answer::Complete(result) => GetPromptResponse::Complete(result),
+                Answer::InputRequired(result) => GetPromptResponse::InputRequired(result),
+            },
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut resources: Vec<_> = self
+            .inner
+            .resources
+            .iter()
+            .filter_map(|machine| {
+                let descriptor = machine.descriptor();
+                match &descriptor.listing {
+                    Listing::Resource(resource) => {
+                        let mut resource = resource.clone();
+                        resource.meta =
+                            with_input_kinds(resource.meta.take(), &descriptor.input_kinds);
+                        Some(resource)
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut next_cursor = None;
+        if self
+            .inner
+            .fallback
+            .get_info()
+            .capabilities
+            .resources
+            .is_some()
+        {
+            let more = self.inner.fallback.list_resources(request, context).await?;
+            resources.extend(
+                more.resources
+                    .into_iter()
+                    .filter(|r| self.inner.resources.get(&r.uri).is_none()),
+            );
+            next_cursor = more.next_cursor;
+        }
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next_cursor;
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(machine) = self.inner.resources.get(&request.uri).cloned() else {
+            return self.inner.fallback.read_resource(request, context).await;
+        };
+        let incoming = self.incoming(
+            &context,
+            empty_arguments(),
+            request.input_responses,
+            request.request_state,
+        );
+        Ok(
+            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
+                Answer::Complete(result) => ReadResourceResponse::Complete(result),
+                Answer::InputRequired(result) => ReadResourceResponse::InputRequired(result),
+            },
+        )
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if self
+            .inner
+            .fallback
+            .get_info()
+            .capabilities
+            .resources
+            .is_some()
+        {
+            self.inner
+                .fallback
+                .list_resource_templates(request, context)
+                .await
+        } else if !self.inner.resources.is_empty() {
+            Ok(ListResourceTemplatesResult::with_all_items(Vec::new()))
+        } else {
+            self.inner
+                .fallback
+                .list_resource_templates(request, context)
+                .await
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.inner.fallback.complete(request, context).await
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.inner.fallback.accepted_subscription_filter(requested)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        self.inner.fallback.listen(context).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        // rmcp routes a known method whose params do not parse (e.g. a non-string
+        // `requestState`) here; answer it as the invalid-params error it is.
+        if let Some(error) = errors::unparsable_params(&request.method, request.params.as_ref()) {
+            return Err(error);
+        }
+        self.inner
+            .fallback
+            .on_custom_request(request, context)
+            .await
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: rmcp::model::CancelledNotificationParam,
+        context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        self.inner
+            .fallback
+            .on_cancelled(notification, context)
+            .await
+    }
+
+    async fn on_progress(
+        &self,
+        notification: rmcp::model::ProgressNotificationParam,
+        context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        self.inner.fallback.on_progress(notification, context).await
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        self.inner
+            .fallback
+            .on_custom_notification(notification, context)
+            .await
+    }
+}

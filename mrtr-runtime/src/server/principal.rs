@@ -1,0 +1,63 @@
+//! Who the flow belongs to. The principal goes into the token's associated data, so a
+//! state issued to one principal never resumes for another.
+
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+use sha2::{Digest, Sha256};
+
+/// An authenticated subject, set by your authentication middleware as an HTTP request
+/// extension (e.g. an axum layer inserting it into `http::Request::extensions_mut()`).
+/// When present it is what the token binds.
+///
+/// ```
+/// let who = mrtr_runtime::server::Principal("user-42".into());
+/// assert_eq!(who.0, "user-42");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal(pub String);
+
+/// Decides the principal of a request; see [`McpServerBuilder::principal`](super::McpServerBuilder::principal).
+pub type PrincipalResolver =
+    Arc<dyn Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync>;
+
+/// The default resolver: a [`Principal`] extension set by auth middleware; otherwise a
+/// salted hash of the `Authorization` header, so a state minted for one bearer does not
+/// resume for another (the raw credential is never kept); otherwise none (stdio).
+pub(crate) fn default_principal(context: &RequestContext<RoleServer>) -> Option<String> {
+    let parts = context.extensions.get::<http::request::Parts>()?;
+    if let Some(Principal(subject)) = parts.extensions.get::<Principal>() {
+        return Some(format!("subject:{subject}"));
+    }
+    let authorization = parts.headers.get(http::header::AUTHORIZATION)?;
+    Some(format!(
+        "credential:{}",
+        salted_digest(authorization.as_bytes())
+    ))
+}
+
+fn salted_digest(secret: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"mrtr principal v1\0");
+    hasher.update(secret);
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_hides_the_credential_and_is_stable() {
+        let a = salted_digest(b"Bearer secret-token");
+        assert_eq!(a, salted_digest(b"Bearer secret-token"));
+        assert_ne!(a, salted_digest(b"Bearer other-token"));
+        assert!(!a.contains("secret"));
+        assert_eq!(a.len(), 64);
+    }
+}
