@@ -130,6 +130,17 @@ impl TerminalAnswers {
         }
     }
 
+    /// Asks at the terminal when stdin is one, else answers from `script` (what a demo
+    /// wants: a person gets prompts, CI gets the scripted run and its transcript).
+    pub fn interactive_or_scripted(script: AnswerScript, options: AnswerOptions) -> Self {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal() {
+            Self::interactive(options)
+        } else {
+            Self::scripted(script, options)
+        }
+    }
+
     /// For a run with neither a terminal nor a script: listing and calls that ask nothing
     /// work; an elicitation fails with a hint to pass an answers file.
     pub fn unattended(options: AnswerOptions) -> Self {

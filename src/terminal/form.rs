@@ -360,3 +360,136 @@ pub fn validate_content(schema: &Value, content: &Value) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(property: Value, required: bool) -> Field {
+        let schema = json!({
+            "type": "object",
+            "properties": {"f": property},
+            "required": if required { json!(["f"]) } else { json!([]) }
+        });
+        fields(&schema).unwrap().remove(0)
+    }
+
+    #[test]
+    fn titled_one_of_becomes_a_choice_with_titles() {
+        let choice = field(
+            json!({"type": "string", "oneOf": [{"const": "s", "title": "Staging"}, {"const": "p", "title": "Production"}]}),
+            true,
+        );
+        assert_eq!(
+            choice.kind,
+            FieldKind::Choice {
+                options: vec![
+                    (json!("s"), "Staging".into()),
+                    (json!("p"), "Production".into())
+                ]
+            }
+        );
+        assert!(validate(&choice, &json!("p")).is_ok());
+        assert!(
+            validate(&choice, &json!("Production"))
+                .unwrap_err()
+                .contains("Staging, Production")
+        );
+    }
+
+    #[test]
+    fn multi_select_checks_values_and_counts() {
+        let multi = field(
+            json!({"type": "array", "minItems": 1, "maxItems": 2, "items": {"anyOf": [
+                {"const": "a", "title": "A"}, {"const": "b", "title": "B"}, {"const": "c", "title": "C"}]}}),
+            false,
+        );
+        assert!(validate(&multi, &json!(["a", "c"])).is_ok());
+        assert!(
+            validate(&multi, &json!([]))
+                .unwrap_err()
+                .contains("at least 1")
+        );
+        assert!(
+            validate(&multi, &json!(["a", "b", "c"]))
+                .unwrap_err()
+                .contains("at most 2")
+        );
+        assert!(
+            validate(&multi, &json!(["z"]))
+                .unwrap_err()
+                .contains("not one of")
+        );
+    }
+
+    #[test]
+    fn text_lengths_formats_and_required() {
+        let email = field(
+            json!({"type": "string", "format": "email", "maxLength": 12}),
+            true,
+        );
+        assert_eq!(
+            parse_text(&email, "ada@ex.org").unwrap(),
+            Some(json!("ada@ex.org"))
+        );
+        assert!(parse_text(&email, "ada").unwrap_err().contains("email"));
+        assert!(
+            parse_text(&email, "ada@example.org")
+                .unwrap_err()
+                .contains("at most 12")
+        );
+        assert!(parse_text(&email, "").unwrap_err().contains("required"));
+
+        let date = field(json!({"type": "string", "format": "date"}), false);
+        assert!(parse_text(&date, "2026-07-28").is_ok());
+        assert!(parse_text(&date, "28/07/2026").is_err());
+        assert_eq!(
+            parse_text(&date, "").unwrap(),
+            None,
+            "optional fields may stay empty"
+        );
+    }
+
+    #[test]
+    fn numbers_parse_and_respect_bounds() {
+        let ratio = field(json!({"type": "number", "minimum": 0.5}), true);
+        assert_eq!(parse_text(&ratio, "0.75").unwrap(), Some(json!(0.75)));
+        assert!(
+            parse_text(&ratio, "0.1")
+                .unwrap_err()
+                .contains("at least 0.5")
+        );
+        assert!(
+            parse_text(&ratio, "lots")
+                .unwrap_err()
+                .contains("not a number")
+        );
+        let count = field(json!({"type": "integer"}), true);
+        assert!(
+            parse_text(&count, "1.5")
+                .unwrap_err()
+                .contains("whole number")
+        );
+    }
+
+    #[test]
+    fn whole_answers_reject_missing_and_unknown_fields() {
+        let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+        assert!(validate_content(&schema, &json!({"ok": false})).is_ok());
+        assert!(
+            validate_content(&schema, &json!({}))
+                .unwrap_err()
+                .contains("required")
+        );
+        assert!(
+            validate_content(&schema, &json!({"ok": true, "extra": 1}))
+                .unwrap_err()
+                .contains("extra")
+        );
+        assert!(
+            validate_content(&schema, &json!({"ok": "yes"}))
+                .unwrap_err()
+                .contains("true or false")
+        );
+    }
+}
