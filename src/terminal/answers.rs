@@ -316,10 +316,12 @@ async fn run_sampler(command: &str, request: &SamplingRequest) -> Result<String,
         .map_err(|error| failed("did not start", &error))?;
     let input = serde_json::to_vec(&request.params).map_err(|error| failed("input", &error))?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(&input)
-            .await
-            .map_err(|error| failed("stdin", &error))?;
+        // A command that ignores the request may close its stdin early; that is fine.
+        if let Err(error) = stdin.write_all(&input).await
+            && error.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(failed("stdin", &error));
+        }
     }
     let output = child
         .wait_with_output()
