@@ -193,3 +193,39 @@ async fn scripted_url_consent_and_sampling_over_http() {
     assert!(reply > 20, "{stdout}");
     stop.cancel();
 }
+
+#[test]
+fn url_consent_and_cancel_in_a_pty_over_http() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let url = runtime.block_on(server::serve_http(
+        server::TestServer::default(),
+        stop.clone(),
+    ));
+
+    // URL elicitation: the URL is shown and consent asked.
+    let mut command = mrtr();
+    command.args(["http", &url, "--read", "secret://doc"]);
+    let mut session = Session::spawn(command).expect("spawn mrtr in a pty");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session.expect("https://example.com/consent").unwrap();
+    session.expect("Open this URL").unwrap();
+    session.send("y").unwrap();
+    session.send(ENTER).unwrap();
+    session.expect("the secret").unwrap();
+    session.expect(expectrl::Eof).unwrap();
+
+    // A form can be cancelled outright.
+    let mut command = mrtr();
+    command.args(["http", &url, "--prompt", "topic"]);
+    let mut session = Session::spawn(command).expect("spawn mrtr in a pty");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session.expect("Which topic?").unwrap();
+    session.send(DOWN).unwrap();
+    session.send(DOWN).unwrap();
+    session.send(ENTER).unwrap(); // "Cancel the call"
+    session.expect(r#"! [topic] {"action":"cancel"}"#).unwrap();
+    session.expect("Write about nothing").unwrap();
+    session.expect(expectrl::Eof).unwrap();
+    stop.cancel();
+}
