@@ -125,6 +125,10 @@ fn asked_keys(message: &Value) -> Vec<String> {
 async fn first_state(wire: &Wire) -> String {
     let first = wire.call(json!({})).await;
     assert_eq!(asked_keys(&first), ["environment"]);
+    assert_eq!(
+        first["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "wire-server"
+    );
     first["result"]["requestState"]
         .as_str()
         .expect("state")
