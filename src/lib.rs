@@ -4,3 +4,6 @@
 
 pub use mrtr_macros::*;
 pub use mrtr_runtime::*;
+
+#[cfg(feature = "cli")]
+pub mod terminal;

@@ -5,11 +5,12 @@
 //! - [`token`]: the sealed `requestState` format, key ring and clock.
 //! - [`server`]: the rmcp adapter that lists, gates, resumes and seals.
 //! - [`testing`]: drive a machine through real sealing in-process, for tests.
-//! - `client`: a driver that answers `input_required` rounds.
+//! - [`client`]: a driver that answers `input_required` rounds, by hand or automatically.
 #![deny(missing_docs)]
 
 #[doc(hidden)]
 pub mod __private;
+pub mod client;
 pub mod form;
 pub mod machine;
 pub mod server;

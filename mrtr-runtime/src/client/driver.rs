@@ -1,0 +1,862 @@
+#![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28 MRTR.
+
+use std::{sync::Arc, time::Duration};
+
+use futures::future::try_join_all;
+use rmcp::{
+    model::{
+        CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest,
+        CreateMessageRequest, ElicitRequest, ElicitRequestParams, GetPromptRequest,
+        GetPromptRequestParams, GetPromptResult, Implementation, InputRequest, InputRequiredResult,
+        InputResponses, JsonObject, ListRootsRequest, ProtocolVersion, ReadResourceRequest,
+        ReadResourceRequestParams, ReadResourceResult, ResultType, ServerResult,
+    },
+    service::{
+        ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService, ServiceError,
+    },
+    transport::IntoTransport,
+};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::{
+    CallOutput, CallTarget, ClientError, FormElicitation, HandlerError, InputHandler, InputKind,
+    InputKinds, PendingCall, RootsRequest, SamplingRequest, Step, UrlElicitation,
+};
+
+/// Limits for the automatic round loop.
+///
+/// ```
+/// use std::time::Duration;
+/// use mrtr_runtime::client::DriverConfig;
+///
+/// let config = DriverConfig::default()
+///     .with_max_rounds(4)
+///     .with_budget(Some(Duration::from_secs(60)))
+///     .with_handler_timeout(Some(Duration::from_secs(30)));
+/// assert_eq!(config.max_rounds, 4);
+/// assert_eq!(DriverConfig::default().max_rounds, 10);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct DriverConfig {
+    /// Most requests sent for one call, the first one included (default 10).
+    pub max_rounds: usize,
+    /// Wall-clock budget for one whole call, human think time included (default 15 minutes).
+    pub budget: Option<Duration>,
+    /// Longest one handler may take for one input request (default: no limit).
+    pub handler_timeout: Option<Duration>,
+    /// First pause before retrying a state-only `input_required` round; doubles up to 2 s.
+    pub state_only_backoff: Duration,
+}
+
+impl Default for DriverConfig {
+    fn default() -> Self {
+        Self {
+            max_rounds: rmcp::model::DEFAULT_MRTR_MAX_ROUNDS,
+            budget: Some(Duration::from_secs(15 * 60)),
+            handler_timeout: None,
+            state_only_backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+impl DriverConfig {
+    /// Sets [`max_rounds`](Self::max_rounds).
+    pub fn with_max_rounds(mut self, max_rounds: usize) -> Self {
+        self.max_rounds = max_rounds;
+        self
+    }
+
+    /// Sets [`budget`](Self::budget).
+    pub fn with_budget(mut self, budget: Option<Duration>) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Sets [`handler_timeout`](Self::handler_timeout).
+    pub fn with_handler_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.handler_timeout = timeout;
+        self
+    }
+
+    /// Sets [`state_only_backoff`](Self::state_only_backoff).
+    pub fn with_state_only_backoff(mut self, backoff: Duration) -> Self {
+        self.state_only_backoff = backoff;
+        self
+    }
+}
+
+/// Watches the automatic round loop, e.g. to show progress in a UI or write a transcript.
+///
+/// ```
+/// use mrtr_runtime::client::{PendingCall, RoundObserver};
+///
+/// struct Log;
+/// impl RoundObserver for Log {
+///     fn input_required(&self, pending: &PendingCall) {
+///         eprintln!("round {}: {} request(s)", pending.round, pending.input_requests.len());
+///     }
+/// }
+/// ```
+pub trait RoundObserver: Send + Sync + 'static {
+    /// The server answered round `pending.round` with `input_required`.
+    fn input_required(&self, pending: &PendingCall) {
+        let _ = pending;
+    }
+
+    /// The answers for `pending` are ready and about to be sent.
+    fn answered(&self, pending: &PendingCall, responses: &InputResponses) {
+        let _ = (pending, responses);
+    }
+}
+
+/// Drives `tools/call`, `prompts/get` and `resources/read` through MRTR rounds.
+///
+/// Build it with [`MrtrClient::connect`] (which declares exactly the capabilities the
+/// handler supports and uses the stateless 2026-07-28 lifecycle) or wrap an existing rmcp
+/// peer with [`MrtrClient::from_peer`].
+///
+/// ```no_run
+/// # async fn demo(peer: rmcp::service::Peer<rmcp::service::RoleClient>) -> Result<(), mrtr_runtime::client::ClientError> {
+/// use mrtr_runtime::client::{CallTarget, InputHandlers, MrtrClient, Step};
+///
+/// // Manual mode: persist each round and answer it whenever (and wherever) you like.
+/// let client = MrtrClient::from_peer(peer, InputHandlers::new());
+/// let mut step = client.start(CallTarget::tool("deploy", None)).await?;
+/// while let Step::InputRequired(pending) = step {
+///     let saved = serde_json::to_string(&pending).unwrap();
+///     let pending: mrtr_runtime::client::PendingCall = serde_json::from_str(&saved).unwrap();
+///     let answers = client.answer(&pending).await?;
+///     step = client.resume(&pending, answers).await?;
+/// }
+/// # Ok(()) }
+/// ```
+pub struct MrtrClient {
+    peer: Peer<RoleClient>,
+    service: Option<RunningService<RoleClient, ClientConfig>>,
+    handler: Arc<dyn InputHandler>,
+    config: DriverConfig,
+    observers: Vec<Arc<dyn RoundObserver>>,
+}
+
+impl std::fmt::Debug for MrtrClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MrtrClient")
+            .field("supported", &self.handler.supported())
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+/// The rmcp client configuration that declares exactly `kinds` as capabilities.
+///
+/// ```
+/// use mrtr_runtime::client::{InputKinds, client_config};
+/// let config = client_config(InputKinds::none());
+/// assert!(config.capabilities.elicitation.is_none());
+/// ```
+pub fn client_config(kinds: InputKinds) -> ClientConfig {
+    let mut config = ClientConfig::new(
+        kinds.client_capabilities(),
+        Implementation::new("mrtr", env!("CARGO_PKG_VERSION")),
+    );
+    config.protocol_version = ProtocolVersion::V_2026_07_28;
+    config
+}
+
+impl MrtrClient {
+    /// Connects over `transport` with the stateless 2026-07-28 lifecycle (`server/discover`,
+    /// then self-contained per-request `_meta`), declaring the capabilities `handler` supports.
+    pub async fn connect<T, E, A>(
+        transport: T,
+        handler: impl InputHandler,
+    ) -> Result<Self, ClientError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Self::connect_with_lifecycle(
+            transport,
+            handler,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+    }
+
+    /// Like [`connect`](Self::connect) with an explicit rmcp lifecycle, e.g.
+    /// `ClientLifecycleMode::Auto` to fall back to `initialize` for older servers (which
+    /// never send `input_required`).
+    pub async fn connect_with_lifecycle<T, E, A>(
+        transport: T,
+        handler: impl InputHandler,
+        lifecycle: ClientLifecycleMode,
+    ) -> Result<Self, ClientError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let handler: Arc<dyn InputHandler> = Arc::new(handler);
+        let mut config = client_config(handler.supported());
+        if let ClientLifecycleMode::Auto {
+            legacy_version: Some(version),
+            ..
+        } = &lifecycle
+        {
+            config.protocol_version = version.clone();
+        }
+        let service = config
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .map_err(|error| ClientError::Connect(error.to_string()))?;
+        Ok(Self {
+            peer: service.peer().clone(),
+            service: Some(service),
+            handler,
+            config: DriverConfig::default(),
+            observers: Vec::new(),
+        })
+    }
+
+    /// Wraps an rmcp peer connected elsewhere. Its declared capabilities are whatever that
+    /// connection declared; use [`client_config`] with `handler.supported()` to match them.
+    pub fn from_peer(peer: Peer<RoleClient>, handler: impl InputHandler) -> Self {
+        Self {
+            peer,
+            service: None,
+            handler: Arc::new(handler),
+            config: DriverConfig::default(),
+            observers: Vec::new(),
+        }
+    }
+
+    /// Replaces the round-loop limits.
+    pub fn with_config(mut self, config: DriverConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Adds an observer of the automatic round loop.
+    pub fn with_observer(mut self, observer: impl RoundObserver) -> Self {
+        self.observers.push(Arc::new(observer));
+        self
+    }
+
+    /// The underlying rmcp peer (for listing tools, prompts and resources).
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
+    /// The round-loop limits in force.
+    pub fn config(&self) -> &DriverConfig {
+        &self.config
+    }
+
+    /// Closes the connection this client opened, if it opened one.
+    pub async fn close(mut self) {
+        if let Some(service) = self.service.take() {
+            let _ = service.cancel().await;
+        }
+    }
+
+    /// Calls a tool, answering every round.
+    pub async fn call_tool(
+        &self,
+        name: impl Into<String>,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, ClientError> {
+        match self.call(CallTarget::tool(name, arguments)).await? {
+            CallOutput::Tool(result) => Ok(result),
+            _ => unreachable!("a tools/call target completes with a tool result"),
+        }
+    }
+
+    /// Gets a prompt, answering every round.
+    pub async fn get_prompt(
+        &self,
+        name: impl Into<String>,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, ClientError> {
+        match self.call(CallTarget::prompt(name, arguments)).await? {
+            CallOutput::Prompt(result) => Ok(result),
+            _ => unreachable!("a prompts/get target completes with a prompt result"),
+        }
+    }
+
+    /// Reads a resource, answering every round.
+    pub async fn read_resource(
+        &self,
+        uri: impl Into<String>,
+    ) -> Result<ReadResourceResult, ClientError> {
+        match self.call(CallTarget::resource(uri)).await? {
+            CallOutput::Resource(result) => Ok(result),
+            _ => unreachable!("a resources/read target completes with a resource result"),
+        }
+    }
+
+    /// Sends `target` and answers every round until it completes or fails.
+    pub async fn call(&self, target: CallTarget) -> Result<CallOutput, ClientError> {
+        self.continue_call(PendingCall::new(target), InputResponses::new())
+            .await
+    }
+
+    /// Continues a call from a pending round (for example one restored from storage or left
+    /// by [`ClientError::ConnectionLost`]) with its answers, then answers every later round.
+    pub async fn continue_call(
+        &self,
+        mut pending: PendingCall,
+        mut responses: InputResponses,
+    ) -> Result<CallOutput, ClientError> {
+        let deadline = self.config.budget.map(|budget| Instant::now() + budget);
+        let mut state_only_streak = 0u32;
+        loop {
+            let step = self
+                .within_budget(deadline, &pending, self.resume(&pending, responses))
+                .await?;
+            let next = match step {
+                Step::Complete(output) => return Ok(output),
+                Step::InputRequired(next) => next,
+            };
+            if next.round as usize >= self.config.max_rounds {
+                return Err(ClientError::RoundLimit {
+                    max_rounds: self.config.max_rounds,
+                    pending: Box::new(next),
+                });
+            }
+            for observer in &self.observers {
+                observer.input_required(&next);
+            }
+            if next.input_requests.is_empty() {
+                // A state-only round means "not yet": pause before asking again.
+                let pause = self
+                    .config
+                    .state_only_backoff
+                    .saturating_mul(1 << state_only_streak.min(5))
+                    .min(Duration::from_secs(2));
+                state_only_streak += 1;
+                self.within_budget(deadline, &next, async {
+                    tokio::time::sleep(pause).await;
+                    Ok(())
+                })
+                .await?;
+                responses = InputResponses::new();
+            } else {
+                state_only_streak = 0;
+                responses = self
+                    .within_budget(deadline, &next, self.answer(&next))
+                    .await?;
+            }
+            for observer in &self.observers {
+                observer.answered(&next, &responses);
+            }
+            pending = next;
+        }
+    }
+
+    /// Manual mode: sends the first request of `target` and returns what the server said.
+    pub async fn start(&self, target: CallTarget) -> Result<Step, ClientError> {
+        self.resume(&PendingCall::new(target), InputResponses::new())
+            .await
+    }
+
+    /// Manual mode: sends the next request of `pending` with `responses` (a new JSON-RPC id,
+    /// the same params, `requestState` echoed exactly or left out) and returns what the
+    /// server said.
+    pub async fn resume(
+        &self,
+        pending: &PendingCall,
+        responses: InputResponses,
+    ) -> Result<Step, ClientError> {
+        let request = build_request(pending, &responses);
+        let result = self
+            .peer
+            .send_request(request)
+            .await
+            .map_err(|error| connection_error(error, pending, responses))?;
+        Ok(match classify(&pending.target, result)? {
+            Reply::Complete(output) => Step::Complete(output),
+            Reply::InputRequired(result) => Step::InputRequired(PendingCall {
+                target: pending.target.clone(),
+                round: pending.round + 1,
+                input_requests: result.input_requests.unwrap_or_default(),
+                request_state: result.request_state,
+            }),
+        })
+    }
+
+    /// Answers every input request of `pending` concurrently with the handler.
+    ///
+    /// Fails before calling any handler if one request is of a kind the handler does not
+    /// support.
+    pub async fn answer(&self, pending: &PendingCall) -> Result<InputResponses, ClientError> {
+        let supported = self.handler.supported();
+        for (key, request) in &pending.input_requests {
+            let Some(kind) = input_kind(request) else {
+                return Err(unknown_kind(key));
+            };
+            if !supported.contains(kind) {
+                return Err(ClientError::UnsupportedInputRequest {
+                    key: key.clone(),
+                    kind,
+                });
+            }
+        }
+        let answers = try_join_all(
+            pending
+                .input_requests
+                .iter()
+                .map(|(key, request)| self.answer_one(key, request)),
+        )
+        .await?;
+        Ok(answers.into_iter().collect())
+    }
+
+    async fn answer_one(
+        &self,
+        key: &str,
+        request: &InputRequest,
+    ) -> Result<(String, Value), ClientError> {
+        let Some(kind) = input_kind(request) else {
+            return Err(unknown_kind(key));
+        };
+        let key_owned = key.to_owned();
+        let answer = async {
+            match request {
+                InputRequest::Elicitation(ElicitRequest { params, .. }) => match params {
+                    ElicitRequestParams::FormElicitationParams {
+                        message,
+                        requested_schema,
+                        ..
+                    } => to_json(
+                        self.handler
+                            .elicit(FormElicitation {
+                                key: key_owned,
+                                message: message.clone(),
+                                requested_schema: requested_schema.clone(),
+                            })
+                            .await,
+                    ),
+                    ElicitRequestParams::UrlElicitationParams { message, url, .. } => to_json(
+                        self.handler
+                            .elicit_url(UrlElicitation {
+                                key: key_owned,
+                                message: message.clone(),
+                                url: url.clone(),
+                            })
+                            .await,
+                    ),
+                    _ => Err(HandlerError::Unsupported),
+                },
+                InputRequest::CreateMessage(CreateMessageRequest { params, .. }) => to_json(
+                    self.handler
+                        .sample(SamplingRequest {
+                            key: key_owned,
+                            params: params.clone(),
+                        })
+                        .await,
+                ),
+                InputRequest::ListRoots(_) => to_json(
+                    self.handler
+                        .list_roots(RootsRequest { key: key_owned })
+                        .await,
+                ),
+                _ => Err(HandlerError::Unsupported),
+            }
+        };
+        let outcome = match self.config.handler_timeout {
+            Some(timeout) => tokio::time::timeout(timeout, answer).await.map_err(|_| {
+                ClientError::HandlerTimedOut {
+                    key: key.to_owned(),
+                    kind,
+                    timeout,
+                }
+            })?,
+            None => answer.await,
+        };
+        match outcome {
+            Ok(value) => Ok((key.to_owned(), value)),
+            Err(HandlerError::Unsupported) => Err(ClientError::UnsupportedInputRequest {
+                key: key.to_owned(),
+                kind,
+            }),
+            Err(HandlerError::Failed(message)) => Err(ClientError::HandlerFailed {
+                key: key.to_owned(),
+                kind,
+                message,
+            }),
+        }
+    }
+
+    async fn within_budget<T>(
+        &self,
+        deadline: Option<Instant>,
+        pending: &PendingCall,
+        work: impl Future<Output = Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        match (deadline, self.config.budget) {
+            (Some(deadline), Some(budget)) => tokio::time::timeout_at(deadline, work)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ClientError::BudgetExceeded {
+                        budget,
+                        pending: Box::new(pending.clone()),
+                    })
+                }),
+            _ => work.await,
+        }
+    }
+}
+
+fn to_json<T: Serialize>(answer: Result<T, HandlerError>) -> Result<Value, HandlerError> {
+    answer.and_then(|answer| {
+        serde_json::to_value(answer)
+            .map_err(|error| HandlerError::failed(format!("answer is not JSON: {error}")))
+    })
+}
+
+/// Which handler answers `request` (`None` for kinds newer than this client).
+fn input_kind(request: &InputRequest) -> Option<InputKind> {
+    Some(match request {
+        InputRequest::Elicitation(ElicitRequest { params, .. }) => match params {
+            ElicitRequestParams::FormElicitationParams { .. } => InputKind::FormElicitation,
+            ElicitRequestParams::UrlElicitationParams { .. } => InputKind::UrlElicitation,
+            _ => return None,
+        },
+        InputRequest::CreateMessage(_) => InputKind::Sampling,
+        InputRequest::ListRoots(_) => InputKind::Roots,
+        _ => return None,
+    })
+}
+
+fn unknown_kind(key: &str) -> ClientError {
+    ClientError::MalformedInputRequest {
+        key: key.to_owned(),
+        reason: "a kind of input request this client does not know".into(),
+    }
+}
+
+fn build_request(pending: &PendingCall, responses: &InputResponses) -> ClientRequest {
+    // Absent, not empty: a first call or a state-only retry carries no inputResponses.
+    let input_responses = (!responses.is_empty()).then(|| responses.clone());
+    let request_state = pending.request_state.clone();
+    match &pending.target {
+        CallTarget::Tool { name, arguments } => {
+            let mut params = CallToolRequestParams::new(name.clone());
+            params.arguments = arguments.clone();
+            params.input_responses = input_responses;
+            params.request_state = request_state;
+            ClientRequest::CallToolRequest(CallToolRequest::new(params))
+        }
+        CallTarget::Prompt { name, arguments } => {
+            let mut params = GetPromptRequestParams::new(name.clone());
+            params.arguments = arguments.clone();
+            params.input_responses = input_responses;
+            params.request_state = request_state;
+            ClientRequest::GetPromptRequest(GetPromptRequest::new(params))
+        }
+        CallTarget::Resource { uri } => {
+            let mut params = ReadResourceRequestParams::new(uri.clone());
+            params.input_responses = input_responses;
+            params.request_state = request_state;
+            ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params))
+        }
+    }
+}
+
+fn connection_error(
+    error: ServiceError,
+    pending: &PendingCall,
+    responses: InputResponses,
+) -> ClientError {
+    match error {
+        ServiceError::McpError(data) => ClientError::Server(data),
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            ClientError::ConnectionLost {
+                pending: Box::new(pending.clone()),
+                responses,
+                message: error.to_string(),
+            }
+        }
+        other => ClientError::Protocol(other.to_string()),
+    }
+}
+
+enum Reply {
+    Complete(CallOutput),
+    InputRequired(InputRequiredResult),
+}
+
+/// Sorts a server result into "complete" or "input required", with a precise error for
+/// anything else.
+fn classify(target: &CallTarget, result: ServerResult) -> Result<Reply, ClientError> {
+    match (target, result) {
+        (_, ServerResult::InputRequiredResult(result)) => check_input_required(result),
+        (CallTarget::Tool { .. }, ServerResult::CallToolResult(result)) => {
+            check_complete(result.result_type.as_ref())?;
+            Ok(Reply::Complete(CallOutput::Tool(result)))
+        }
+        (CallTarget::Prompt { .. }, ServerResult::GetPromptResult(result)) => {
+            check_complete(result.result_type.as_ref())?;
+            Ok(Reply::Complete(CallOutput::Prompt(result)))
+        }
+        (CallTarget::Resource { .. }, ServerResult::ReadResourceResult(result)) => {
+            check_complete(result.result_type.as_ref())?;
+            Ok(Reply::Complete(CallOutput::Resource(result)))
+        }
+        (target, other) => {
+            let raw =
+                serde_json::to_value(&other).map_err(|error| ClientError::MalformedResult {
+                    reason: error.to_string(),
+                })?;
+            classify_raw(target, raw)
+        }
+    }
+}
+
+fn check_complete(result_type: Option<&ResultType>) -> Result<(), ClientError> {
+    match result_type {
+        // An absent resultType means complete.
+        None => Ok(()),
+        Some(result_type) if result_type.is_complete() => Ok(()),
+        Some(other) => Err(ClientError::UnknownResultType {
+            result_type: other.as_str().to_owned(),
+        }),
+    }
+}
+
+fn check_input_required(result: InputRequiredResult) -> Result<Reply, ClientError> {
+    let no_requests = result.input_requests.as_ref().is_none_or(|r| r.is_empty());
+    if no_requests && result.request_state.is_none() {
+        return Err(ClientError::MalformedResult {
+            reason: "input_required result with neither inputRequests nor requestState".into(),
+        });
+    }
+    Ok(Reply::InputRequired(result))
+}
+
+/// Classifies a result rmcp could not type, to say exactly what is wrong with it.
+fn classify_raw(target: &CallTarget, raw: Value) -> Result<Reply, ClientError> {
+    let Some(object) = raw.as_object() else {
+        return Err(ClientError::MalformedResult {
+            reason: "the result is not a JSON object".into(),
+        });
+    };
+    match object.get("resultType") {
+        None => parse_complete(target, raw),
+        Some(Value::String(kind)) if kind == "complete" => parse_complete(target, raw),
+        Some(Value::String(kind)) if kind == "input_required" => {
+            match object.get("inputRequests") {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(requests)) => {
+                    for (key, entry) in requests {
+                        if let Some(reason) = malformed_input_request(entry) {
+                            return Err(ClientError::MalformedInputRequest {
+                                key: key.clone(),
+                                reason,
+                            });
+                        }
+                    }
+                }
+                Some(_) => {
+                    return Err(ClientError::MalformedResult {
+                        reason: "inputRequests is not an object".into(),
+                    });
+                }
+            }
+            match object.get("requestState") {
+                None | Some(Value::String(_)) => {}
+                Some(_) => {
+                    return Err(ClientError::MalformedResult {
+                        reason: "requestState is not a string".into(),
+                    });
+                }
+            }
+            serde_json::from_value::<InputRequiredResult>(raw)
+                .map_err(|error| ClientError::MalformedResult {
+                    reason: error.to_string(),
+                })
+                .and_then(check_input_required)
+        }
+        Some(Value::String(kind)) => Err(ClientError::UnknownResultType {
+            result_type: kind.clone(),
+        }),
+        Some(_) => Err(ClientError::MalformedResult {
+            reason: "resultType is not a string".into(),
+        }),
+    }
+}
+
+fn parse_complete(target: &CallTarget, raw: Value) -> Result<Reply, ClientError> {
+    let malformed = |error: serde_json::Error| ClientError::MalformedResult {
+        reason: format!("not a valid {} result: {error}", target.method()),
+    };
+    let output = match target {
+        CallTarget::Tool { .. } => {
+            CallOutput::Tool(serde_json::from_value(raw).map_err(malformed)?)
+        }
+        CallTarget::Prompt { .. } => {
+            CallOutput::Prompt(serde_json::from_value(raw).map_err(malformed)?)
+        }
+        CallTarget::Resource { .. } => {
+            CallOutput::Resource(serde_json::from_value(raw).map_err(malformed)?)
+        }
+    };
+    Ok(Reply::Complete(output))
+}
+
+/// The first required param absent from an input request, for a readable error.
+fn missing_param(method: &str, params: Option<&Value>) -> Option<&'static str> {
+    let required: &[&'static str] = match method {
+        "elicitation/create" => match params.and_then(|p| p.get("mode")).and_then(Value::as_str) {
+            Some("url") => &["message", "url"],
+            _ => &["message", "requestedSchema"],
+        },
+        "sampling/createMessage" => &["messages", "maxTokens"],
+        _ => return None,
+    };
+    let Some(params) = params.and_then(Value::as_object) else {
+        return Some("params");
+    };
+    required
+        .iter()
+        .copied()
+        .find(|field| !params.contains_key(*field))
+}
+
+/// Why one `inputRequests` entry is invalid, or `None` when it is valid.
+fn malformed_input_request(entry: &Value) -> Option<String> {
+    let method = match entry.get("method") {
+        Some(Value::String(method)) => method.as_str(),
+        Some(_) => return Some("`method` is not a string".into()),
+        None => return Some("missing `method`".into()),
+    };
+    if let Some(field) = missing_param(method, entry.get("params")) {
+        return Some(format!("invalid {method} request: missing `{field}`"));
+    }
+    let parsed = match method {
+        "elicitation/create" => serde_json::from_value::<ElicitRequest>(entry.clone()).err(),
+        "sampling/createMessage" => {
+            serde_json::from_value::<CreateMessageRequest>(entry.clone()).err()
+        }
+        "roots/list" => serde_json::from_value::<ListRootsRequest>(entry.clone()).err(),
+        other => {
+            return Some(format!(
+                "unknown method `{other}` (expected elicitation/create, sampling/createMessage or roots/list)"
+            ));
+        }
+    };
+    parsed.map(|error| format!("invalid {method} request: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool() -> CallTarget {
+        CallTarget::tool("t", None)
+    }
+
+    fn classify_json(value: Value) -> Result<Reply, ClientError> {
+        let result: ServerResult = serde_json::from_value(value).unwrap();
+        classify(&tool(), result)
+    }
+
+    #[test]
+    fn absent_result_type_is_complete() {
+        let reply = classify_json(json!({"content": [{"type": "text", "text": "ok"}]})).unwrap();
+        assert!(matches!(reply, Reply::Complete(CallOutput::Tool(_))));
+    }
+
+    #[test]
+    fn unknown_result_type_is_named() {
+        let error = classify_json(json!({"resultType": "streaming", "content": []}))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(&error, ClientError::UnknownResultType { result_type } if result_type == "streaming"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn malformed_entry_names_its_key() {
+        let error = classify_json(json!({
+            "resultType": "input_required",
+            "inputRequests": {
+                "good": {"method": "roots/list"},
+                "bad": {"method": "elicitation/create", "params": {"requestedSchema": {"type": "object", "properties": {}}}}
+            }
+        }))
+        .err()
+        .unwrap();
+        assert!(
+            matches!(&error, ClientError::MalformedInputRequest { key, reason } if key == "bad" && reason.contains("message")),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn unknown_input_method_is_malformed() {
+        let error = classify_json(json!({
+            "resultType": "input_required",
+            "inputRequests": {"p": {"method": "ping"}}
+        }))
+        .err()
+        .unwrap();
+        assert!(
+            matches!(&error, ClientError::MalformedInputRequest { key, reason } if key == "p" && reason.contains("ping")),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn empty_input_required_is_malformed() {
+        let error = classify_json(json!({"resultType": "input_required", "inputRequests": {}}))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(error, ClientError::MalformedResult { .. }),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn state_only_result_is_input_required() {
+        let reply =
+            classify_json(json!({"resultType": "input_required", "requestState": "s"})).unwrap();
+        assert!(
+            matches!(reply, Reply::InputRequired(r) if r.request_state.as_deref() == Some("s"))
+        );
+    }
+
+    #[test]
+    fn retry_without_answers_or_state_leaves_both_fields_out() {
+        let pending = PendingCall::new(tool());
+        let request = build_request(&pending, &InputResponses::new());
+        let wire = serde_json::to_value(&request).unwrap();
+        let params = &wire["params"];
+        assert!(params.get("inputResponses").is_none(), "{wire}");
+        assert!(params.get("requestState").is_none(), "{wire}");
+    }
+
+    #[test]
+    fn pending_call_round_trips_through_json() {
+        let pending = PendingCall {
+            target: CallTarget::prompt("p", json!({"a": 1}).as_object().cloned()),
+            round: 2,
+            input_requests: serde_json::from_value(json!({"r": {"method": "roots/list"}})).unwrap(),
+            request_state: Some("{\"nonce\": 1}".into()),
+        };
+        let text = serde_json::to_string(&pending).unwrap();
+        let back: PendingCall = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, pending);
+        let wire: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(wire["method"], "prompts/get");
+        assert_eq!(wire["requestState"], "{\"nonce\": 1}");
+    }
+}

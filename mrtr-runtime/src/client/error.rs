@@ -1,0 +1,120 @@
+use std::time::Duration;
+
+use rmcp::model::{ErrorData, InputResponses};
+
+use super::{InputKind, PendingCall};
+
+/// Why an MRTR call did not complete.
+///
+/// Variants that happen between rounds carry the [`PendingCall`] so a host can persist it
+/// and retry later (for example against a fresh connection).
+///
+/// ```
+/// use mrtr_runtime::client::{ClientError, InputKind};
+///
+/// let error = ClientError::UnsupportedInputRequest { key: "ask".into(), kind: InputKind::Sampling };
+/// assert!(error.to_string().contains("sampling"));
+/// assert!(error.pending().is_none());
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server still wanted input after `max_rounds` requests.
+    #[error("the server still asks for input after {max_rounds} rounds (round cap reached)")]
+    RoundLimit {
+        /// The configured cap.
+        max_rounds: usize,
+        /// The last round, still answerable.
+        pending: Box<PendingCall>,
+    },
+    /// The wall-clock budget for the whole call ran out.
+    #[error("the call did not complete within its {budget:?} budget")]
+    BudgetExceeded {
+        /// The configured budget.
+        budget: Duration,
+        /// The round that was open when time ran out.
+        pending: Box<PendingCall>,
+    },
+    /// The server asked for a kind of input this client has no handler for; nothing was retried.
+    #[error(
+        "the server asked for {kind} (input request `{key}`) but this client has no handler for it"
+    )]
+    UnsupportedInputRequest {
+        /// Key of the offending input request.
+        key: String,
+        /// What was asked.
+        kind: InputKind,
+    },
+    /// An `inputRequests` entry is not a valid elicitation, sampling or roots request.
+    #[error("the server sent a malformed input request `{key}`: {reason}")]
+    MalformedInputRequest {
+        /// Key of the offending entry.
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The result carries a `resultType` this client does not know.
+    #[error("the server answered with unknown resultType `{result_type}`")]
+    UnknownResultType {
+        /// The value received.
+        result_type: String,
+    },
+    /// The result is neither a valid final result nor a valid `input_required` result.
+    #[error("the server sent a malformed result: {reason}")]
+    MalformedResult {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An input handler failed.
+    #[error("the {kind} handler failed for input request `{key}`: {message}")]
+    HandlerFailed {
+        /// Key of the input request.
+        key: String,
+        /// Which handler.
+        kind: InputKind,
+        /// The handler's message.
+        message: String,
+    },
+    /// An input handler did not answer in time.
+    #[error("the {kind} handler did not answer input request `{key}` within {timeout:?}")]
+    HandlerTimedOut {
+        /// Key of the input request.
+        key: String,
+        /// Which handler.
+        kind: InputKind,
+        /// The configured per-request timeout.
+        timeout: Duration,
+    },
+    /// The connection dropped; `pending` plus `responses` can be resumed on a new connection
+    /// with [`MrtrClient::resume`](super::MrtrClient::resume).
+    #[error("the connection to the server was lost during round {}: {message}", pending.round + 1)]
+    ConnectionLost {
+        /// The round that was being sent.
+        pending: Box<PendingCall>,
+        /// The answers that were being sent with it.
+        responses: InputResponses,
+        /// What the transport said.
+        message: String,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("the server returned error {}: {}", .0.code.0, .0.message)]
+    Server(ErrorData),
+    /// Connecting (or the 2026-07-28 discovery) failed.
+    #[error("could not connect to the server: {0}")]
+    Connect(String),
+    /// Any other protocol-level failure reported by rmcp.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+impl ClientError {
+    /// The pending call this error left behind, if it can be retried or answered again.
+    pub fn pending(&self) -> Option<&PendingCall> {
+        match self {
+            ClientError::RoundLimit { pending, .. }
+            | ClientError::BudgetExceeded { pending, .. }
+            | ClientError::ConnectionLost { pending, .. } => Some(pending),
+            _ => None,
+        }
+    }
+}
