@@ -33,10 +33,11 @@ round_one="$(curl -s "$url" \
   -H 'Mcp-Method: tools/call' \
   -H 'Mcp-Name: plan_release' \
   --data '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"plan_release","arguments":{"service":"api"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}}}}}' \
-  | sed -n 's/^data: //p; /^{/p')"
+  | sed -n 's/^\(data: \)\{0,1\}\({.*\)$/\2/p')"
 state="$(jq -r '.result.requestState' <<<"$round_one")"
 answers='{"environment":{"action":"accept","content":{"choice":"production"}}}'
 echo "round-1 requestState: ${#state} bytes; input requests: $(jq -c '.result.inputRequests | keys' <<<"$round_one")"
+[[ "$state" == mrtr1.* ]] || { echo "no requestState in the round-1 reply: $round_one" >&2; exit 1; }
 
 echo "== round 1 (fresh call), ${connections} connections, ${duration}"
 wrk -t1 -c"$connections" -d"$duration" --latency -s "$here/plan_release.lua" "$url"
