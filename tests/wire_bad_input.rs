@@ -23,7 +23,18 @@ struct Wire {
 
 impl Wire {
     /// Posts one stateless 2026-07-28 request and returns the JSON-RPC response object.
-    async fn post(&self, method: &str, mut params: Value, capabilities: Value) -> Value {
+    async fn post(&self, method: &str, params: Value, capabilities: Value) -> Value {
+        self.post_as(None, method, params, capabilities).await
+    }
+
+    /// Like `post`, with an `Authorization` header when `bearer` is given.
+    async fn post_as(
+        &self,
+        bearer: Option<&str>,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Value {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -38,6 +49,9 @@ impl Wire {
             .header("Mcp-Method", method);
         if let Some(name) = params.get("name").and_then(Value::as_str) {
             request = request.header("Mcp-Name", name);
+        }
+        if let Some(bearer) = bearer {
+            request = request.header("Authorization", format!("Bearer {bearer}"));
         }
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let response = request.json(&body).send().await.expect("server answers");
@@ -111,6 +125,10 @@ fn asked_keys(message: &Value) -> Vec<String> {
 async fn first_state(wire: &Wire) -> String {
     let first = wire.call(json!({})).await;
     assert_eq!(asked_keys(&first), ["environment"]);
+    assert_eq!(
+        first["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "wire-server"
+    );
     first["result"]["requestState"]
         .as_str()
         .expect("state")
@@ -257,4 +275,40 @@ async fn a_retry_without_the_pending_capability_gets_32021() {
         reply["error"]["data"]["requiredCapabilities"],
         json!({"elicitation": {}})
     );
+}
+
+#[tokio::test]
+async fn a_state_issued_to_one_bearer_does_not_resume_for_another() {
+    let (wire, _server, plans) = wire().await;
+    let caps = json!({"elicitation": {}, "sampling": {}});
+    let call = |state: Option<&str>| {
+        let mut params = json!({"name": "plan_release", "arguments": {"service": "api"}});
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+            params["inputResponses"] =
+                json!({"environment": serde_json::from_str::<Value>(STAGING).unwrap()});
+        }
+        params
+    };
+    let first = wire
+        .post_as(Some("alice-token"), "tools/call", call(None), caps.clone())
+        .await;
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_string();
+
+    for other in [Some("mallory-token"), None] {
+        let reply = wire
+            .post_as(other, "tools/call", call(Some(&state)), caps.clone())
+            .await;
+        assert_eq!(error_code(&reply), -32602, "{reply}");
+        assert_eq!(reply["error"]["message"], REJECTED_STATE_MESSAGE);
+    }
+    assert_eq!(plans.load(Ordering::SeqCst), 0);
+    let reply = wire
+        .post_as(Some("alice-token"), "tools/call", call(Some(&state)), caps)
+        .await;
+    assert_eq!(asked_keys(&reply), ["confirm"]);
+    assert_eq!(plans.load(Ordering::SeqCst), 1);
 }

@@ -7,7 +7,7 @@
 //! declared capabilities (`-32021` otherwise), and seals the next state.
 //!
 //! ```no_run
-//! # async fn run(my_tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) -> anyhow::Result<()> {
+//! # async fn run(my_tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) -> Result<(), Box<dyn std::error::Error>> {
 //! use mrtr_runtime::server::McpServer;
 //! use rmcp::ServiceExt;
 //!
@@ -373,6 +373,16 @@ impl<F> McpServer<F> {
     }
 }
 
+/// Identifies the server in a result's `_meta`, as 2026-07-28 asks of every response.
+fn stamp_server_info(meta: &mut Option<MetaObject>, info: &Implementation) {
+    if let Ok(value) = serde_json::to_value(info) {
+        meta.get_or_insert_default()
+            .0
+            .entry("io.modelcontextprotocol/serverInfo")
+            .or_insert(value);
+    }
+}
+
 /// Adds the machine's input kinds to its listing's `_meta`.
 fn with_input_kinds(
     meta: Option<MetaObject>,
@@ -477,7 +487,10 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         Ok(
             match self.inner.engine.serve(machine.as_ref(), incoming).await? {
                 Answer::Complete(result) => CallToolResponse::Complete(result),
-                Answer::InputRequired(result) => CallToolResponse::InputRequired(result),
+                Answer::InputRequired(mut result) => {
+                    stamp_server_info(&mut result.meta, &self.inner.info);
+                    CallToolResponse::InputRequired(result)
+                }
             },
         )
     }
@@ -546,7 +559,10 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         Ok(
             match self.inner.engine.serve(machine.as_ref(), incoming).await? {
                 Answer::Complete(result) => GetPromptResponse::Complete(result),
-                Answer::InputRequired(result) => GetPromptResponse::InputRequired(result),
+                Answer::InputRequired(mut result) => {
+                    stamp_server_info(&mut result.meta, &self.inner.info);
+                    GetPromptResponse::InputRequired(result)
+                }
             },
         )
     }
@@ -612,7 +628,10 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         Ok(
             match self.inner.engine.serve(machine.as_ref(), incoming).await? {
                 Answer::Complete(result) => ReadResourceResponse::Complete(result),
-                Answer::InputRequired(result) => ReadResourceResponse::InputRequired(result),
+                Answer::InputRequired(mut result) => {
+                    stamp_server_info(&mut result.meta, &self.inner.info);
+                    ReadResourceResponse::InputRequired(result)
+                }
             },
         )
     }
