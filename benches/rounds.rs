@@ -65,6 +65,23 @@ fn rounds(c: &mut Criterion) {
         .map(|(key, request)| (key.clone(), answer(key, request)))
         .collect();
 
+    // Check once that the resume benchmarked below is the round-2 step it claims to be.
+    let Ok(Reply::InputRequired(second)) = runtime.block_on(harness.request(
+        &tool,
+        args.clone(),
+        round_one_state.clone(),
+        Some(round_one_answers.clone()),
+    )) else {
+        panic!("round 2 asks for input");
+    };
+    assert!(
+        second
+            .input_requests
+            .as_ref()
+            .is_some_and(|requests| requests.contains_key("confirm")),
+        "round 2 asks for confirmation"
+    );
+
     let mut group = c.benchmark_group("rounds");
     group.bench_function("plan_release_three_round_flow", |b| {
         b.to_async(&runtime)
