@@ -2,6 +2,5 @@
 //! input mid-call as straight-line Rust, served over MCP 2026-07-28 Multi Round-Trip Requests.
 #![deny(missing_docs)]
 
-#[allow(unused_imports)] // the macros crate exports nothing until the macros land
 pub use mrtr_macros::*;
 pub use mrtr_runtime::*;

@@ -3,3 +3,133 @@
 //! The attribute and derive macros live here as thin shims; the work happens in plain,
 //! unit-tested modules (parse → lower → analyze → expand).
 #![deny(missing_docs)]
+
+mod form;
+
+/// Derives [`mrtr::form::Form`]: the type becomes an elicitation form whose
+/// `requestedSchema` — a flat object of primitive properties, as MCP requires — is computed
+/// at compile time from the struct's fields.
+///
+/// ```
+/// use mrtr::form::Form;
+///
+/// #[derive(mrtr::Form, serde::Deserialize)]
+/// struct Confirm {
+///     /// Apply the plan now?
+///     apply: bool,
+///     #[form(max_length = 200)]
+///     reason: Option<String>,
+/// }
+///
+/// let schema = serde_json::to_value(Confirm::requested_schema()).unwrap();
+/// assert_eq!(schema, serde_json::json!({
+///     "type": "object",
+///     "properties": {
+///         "apply": {"type": "boolean", "description": "Apply the plan now?"},
+///         "reason": {"type": "string", "maxLength": 200}
+///     },
+///     "required": ["apply"]
+/// }));
+/// ```
+///
+/// # Field types
+///
+/// | Rust type | schema |
+/// | --- | --- |
+/// | `String` | `{"type": "string"}` |
+/// | `i8` `i16` `i32` `i64` `isize` | `{"type": "integer"}` |
+/// | `u8` `u16` `u32` `u64` `usize` | `{"type": "integer", "minimum": 0}` (unless `minimum` is given) |
+/// | `f32` `f64` | `{"type": "number"}` |
+/// | `bool` | `{"type": "boolean"}` |
+/// | an enum deriving [`FormChoice`](derive@FormChoice) | single-select: `enum`, or `oneOf: [{const, title}]` when any option has a title |
+/// | `Vec<Choice>` | multi-select: `{"type": "array", "items": {"type": "string", "enum": [..]}}`, or `items: {anyOf: [{const, title}]}` |
+/// | `Option<T>` of any of these | the same, but not listed in `required` |
+///
+/// Every field that is not an `Option` (and has no `#[serde(default)]`) is `required`.
+/// Properties keep the declaration order. serde's `rename`, `rename_all`, `default` and
+/// `skip`/`skip_deserializing` are honoured, so the property names are the ones serde reads.
+///
+/// A macro sees only syntax, so types are recognised by the last segment of their path
+/// (`std::string::String` is a `String`). Any other plain path, such as `Env` or
+/// `crate::Env`, is taken to be a choice enum; if it does not implement `FormChoice`, the
+/// compiler says so on the field, naming it. Everything else — nested structs, maps,
+/// `Vec<String>`, tuples, references, arrays, `serde_json::Value`, `Option<Option<_>>` — is a
+/// compile error on the field's type. All bad fields are reported at once.
+///
+/// # Field attributes: `#[form(...)]`
+///
+/// | key | applies to | schema keyword |
+/// | --- | --- | --- |
+/// | `title = "..."` | every field | `title` |
+/// | `description = "..."` | every field | `description` (default: the field's doc comment) |
+/// | `default = ...` | every field | `default`: a literal of the field's type; a variant for a choice (`default = Env::Prod`); an array of variants for a multi-select (`default = [Tag::A, Tag::B]`) |
+/// | `format = "email" \| "uri" \| "date" \| "date-time"` | `String` | `format` |
+/// | `min_length = N`, `max_length = N` | `String` | `minLength`, `maxLength` |
+/// | `minimum = N`, `maximum = N` | integers, floats | `minimum`, `maximum` (checked against the Rust type's range) |
+/// | `min_items = N`, `max_items = N` | `Vec<Choice>` | `minItems`, `maxItems` |
+///
+/// Defaults are checked against the bounds at compile time. Answers are checked against the
+/// schema (bounds, options, formats) by the runtime before they are deserialized.
+///
+/// The struct must also derive `serde::Deserialize` (that is what reads the answer), and cannot
+/// be generic. The generated code names the facade crate as `::mrtr`. No `#[form(...)]` key is
+/// accepted on the struct itself: the spec's `requestedSchema` has no title or description.
+///
+/// ```
+/// use mrtr::form::Form;
+///
+/// #[derive(mrtr::FormChoice, serde::Deserialize)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Env { Staging, Prod }
+///
+/// #[derive(mrtr::Form, serde::Deserialize)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Deploy {
+///     #[form(default = Env::Staging)]
+///     target_env: Env,
+///     #[form(minimum = 1, maximum = 10, default = 2)]
+///     replicas: u8,
+///     #[form(format = "email", title = "Notify")]
+///     notify: Option<String>,
+/// }
+///
+/// let schema = serde_json::to_value(Deploy::requested_schema()).unwrap();
+/// assert_eq!(schema["properties"]["targetEnv"], serde_json::json!(
+///     {"type": "string", "enum": ["staging", "prod"], "default": "staging"}));
+/// assert_eq!(schema["required"], serde_json::json!(["targetEnv", "replicas"]));
+/// ```
+#[proc_macro_derive(Form, attributes(form))]
+pub fn derive_form(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    form::derive_form(input.into()).into()
+}
+
+/// Derives [`mrtr::form::FormChoice`] for a fieldless enum: its variants become the options of
+/// a single-select (a field of this type) or multi-select (`Vec` of it) in a
+/// [`Form`](derive@Form).
+///
+/// Option values are what serde reads (honouring `rename` and `rename_all`); variants with
+/// `#[serde(skip)]`, `skip_deserializing` or `other` are not offered. A variant's title comes
+/// from `#[form(title = "...")]` or its doc comment; once any option has a title the titled
+/// schema shape (`oneOf`/`anyOf` of `{const, title}`) is used, and untitled options are titled
+/// with their value.
+///
+/// ```
+/// use mrtr::form::FormChoice;
+///
+/// #[derive(mrtr::FormChoice, serde::Deserialize)]
+/// #[serde(rename_all = "kebab-case")]
+/// enum Strategy {
+///     /// Blue/green
+///     BlueGreen,
+///     #[form(title = "Canary release")]
+///     Canary,
+/// }
+///
+/// assert_eq!(Strategy::OPTIONS[0].value, "blue-green");
+/// assert_eq!(Strategy::OPTIONS[1].title, Some("Canary release"));
+/// assert_eq!(Strategy::Canary.value(), "canary");
+/// ```
+#[proc_macro_derive(FormChoice, attributes(form))]
+pub fn derive_form_choice(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    form::derive_form_choice(input.into()).into()
+}

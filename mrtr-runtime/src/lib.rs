@@ -1,13 +1,15 @@
 //! Runtime for `mrtr`: what compiled tools run on.
 //!
 //! - [`machine`]: the contract a resumable tool implements and the typed input outcomes.
-//! - [`form`]: the [`form::Form`] trait behind form elicitations.
+//! - [`form`]: the [`form::Form`] and [`form::FormChoice`] traits behind form elicitations.
 //! - [`token`]: the sealed `requestState` format, key ring and clock.
 //! - [`server`]: the rmcp adapter that lists, gates, resumes and seals.
 //! - [`testing`]: drive a machine through real sealing in-process, for tests.
 //! - `client`: a driver that answers `input_required` rounds.
 #![deny(missing_docs)]
 
+#[doc(hidden)]
+pub mod __private;
 pub mod form;
 pub mod machine;
 pub mod server;

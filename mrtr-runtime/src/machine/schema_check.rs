@@ -63,6 +63,30 @@ fn allowed_values(property: &Map<String, Value>) -> Option<Vec<String>> {
     )
 }
 
+/// The four formats the spec allows. Unknown formats are annotations and pass.
+fn matches_format(format: &str, text: &str) -> bool {
+    match format {
+        "email" => is_email(text),
+        "uri" => url::Url::parse(text).is_ok(),
+        "date" => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok(),
+        "date-time" => chrono::DateTime::parse_from_rfc3339(text).is_ok(),
+        _ => true,
+    }
+}
+
+/// Structural check of an RFC 5321 mailbox: `local@domain`, no spaces, dotted domain labels.
+fn is_email(text: &str) -> bool {
+    let Some((local, domain)) = text.rsplit_once('@') else {
+        return false;
+    };
+    let printable = |s: &str| s.chars().all(|c| !c.is_whitespace() && !c.is_control());
+    !local.is_empty()
+        && printable(local)
+        && printable(domain)
+        && !domain.contains('@')
+        && domain.split('.').all(|label| !label.is_empty())
+}
+
 fn check_property(field: &str, property: &Map<String, Value>, value: &Value) -> Result<(), String> {
     let kind = property.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
@@ -81,6 +105,11 @@ fn check_property(field: &str, property: &Map<String, Value>, value: &Value) -> 
                 && !allowed.iter().any(|a| a == text)
             {
                 return Err(format!("field `{field}` is not one of the offered options"));
+            }
+            if let Some(format) = property.get("format").and_then(Value::as_str)
+                && !matches_format(format, text)
+            {
+                return Err(format!("field `{field}` is not a valid `{format}`"));
             }
         }
         "number" | "integer" => {
@@ -174,6 +203,34 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    #[test]
+    fn checks_the_four_string_formats() {
+        let s = schema(json!({"type":"object","properties":{
+            "email":{"type":"string","format":"email"},
+            "uri":{"type":"string","format":"uri"},
+            "date":{"type":"string","format":"date"},
+            "at":{"type":"string","format":"date-time"}
+        }}));
+        let good = json!({"email":"a.b@example.org","uri":"https://example.org/x?y=1",
+            "date":"2026-02-28","at":"2026-12-02T12:38:28Z"});
+        assert!(check_form_content(&s, &good).is_ok());
+        for (field, bad) in [
+            ("email", "no-at-sign"),
+            ("email", "a b@example.org"),
+            ("email", "a@"),
+            ("email", "a@example..org"),
+            ("uri", "not a uri"),
+            ("uri", "/relative/path"),
+            ("date", "2026-02-30"),
+            ("date", "02/12/2026"),
+            ("at", "2026-12-02 12:38"),
+            ("at", "2026-12-02T12:38:28"),
+        ] {
+            let error = check_form_content(&s, &json!({ field: bad })).unwrap_err();
+            assert!(error.contains(field), "{field}={bad}: {error}");
+        }
     }
 
     #[test]

@@ -1,0 +1,176 @@
+//! `#[derive(FormChoice)]`: a fieldless enum as the options of a single or multi-select.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields, Ident};
+
+use super::attrs::{Errors, doc_text, form_args, serde_attrs};
+
+/// One option: the variant and what the client sees and sends.
+pub(crate) struct ChoiceModel {
+    pub(crate) variant: Ident,
+    /// The string serde deserializes into this variant.
+    pub(crate) value: String,
+    pub(crate) title: Option<String>,
+    /// `#[serde(skip)]`/`other` variants are not offered.
+    pub(crate) offered: bool,
+}
+
+/// Reads a `#[derive(FormChoice)]` input; every problem is reported at once.
+pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn::Error>) {
+    let mut errors = Errors::default();
+    let name = &input.ident;
+    let Data::Enum(data) = &input.data else {
+        let hint = match &input.data {
+            Data::Struct(_) => "; a struct with named fields is a form: `#[derive(Form)]`",
+            _ => "",
+        };
+        errors.at(
+            name.span(),
+            format_args!(
+                "`#[derive(FormChoice)]` needs a fieldless enum (one variant per option), but \
+                 `{name}` is not an enum{hint}"
+            ),
+        );
+        return (Vec::new(), errors.into_error());
+    };
+    if !input.generics.params.is_empty() {
+        errors.spanned(
+            &input.generics,
+            "`#[derive(FormChoice)]` does not support generic parameters",
+        );
+    }
+    for arg in form_args(&input.attrs, &mut errors) {
+        errors.at(
+            arg.key.span(),
+            format_args!(
+                "unknown `form` attribute `{}` on a choice enum: `#[form(title = \"...\")]` goes \
+                 on variants",
+                arg.key
+            ),
+        );
+    }
+    let container = serde_attrs(&input.attrs);
+    if let Some(key) = &container.unsupported {
+        errors.at(
+            key.span(),
+            format_args!(
+                "`#[serde({key})]` is not supported on a form choice: its variants must \
+                 deserialize from plain strings"
+            ),
+        );
+    }
+    let mut choices = Vec::new();
+    for variant in &data.variants {
+        if !matches!(variant.fields, Fields::Unit) {
+            errors.spanned(
+                &variant.fields,
+                format_args!(
+                    "variant `{}` of `{name}` has fields; a form choice offers plain options, so \
+                     every variant must be fieldless",
+                    variant.ident
+                ),
+            );
+            continue;
+        }
+        let serde = serde_attrs(&variant.attrs);
+        let mut title = doc_text(&variant.attrs);
+        for arg in form_args(&variant.attrs, &mut errors) {
+            if arg.key != "title" {
+                errors.at(
+                    arg.key.span(),
+                    format_args!(
+                        "unknown `form` attribute `{}` on a choice variant; expected `title`",
+                        arg.key
+                    ),
+                );
+                continue;
+            }
+            match &arg.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) => title = Some(text.value()),
+                other => errors.spanned(
+                    other,
+                    "`title` expects a string literal, e.g. `title = \"Production\"`",
+                ),
+            }
+        }
+        let value = serde
+            .rename
+            .clone()
+            .or_else(|| {
+                container
+                    .rename_all
+                    .map(|rule| rule.variant(&variant.ident.to_string()))
+            })
+            .unwrap_or_else(|| variant.ident.to_string());
+        choices.push(ChoiceModel {
+            variant: variant.ident.clone(),
+            value,
+            title,
+            offered: !(serde.skip || serde.other),
+        });
+    }
+    let offered: Vec<&ChoiceModel> = choices.iter().filter(|c| c.offered).collect();
+    if offered.is_empty() && errors.is_empty() {
+        errors.at(
+            name.span(),
+            format_args!("`{name}` offers no options: a form choice needs at least one variant"),
+        );
+    }
+    for (i, choice) in offered.iter().enumerate() {
+        if offered[..i].iter().any(|c| c.value == choice.value) {
+            errors.at(
+                choice.variant.span(),
+                format_args!(
+                    "variant `{}` has the same value `{}` as an earlier variant",
+                    choice.variant, choice.value
+                ),
+            );
+        }
+    }
+    (choices, errors.into_error())
+}
+
+/// The `FormChoice` impl. With errors, the impl is still emitted so uses raise nothing more.
+pub(crate) fn expand_choice(
+    input: &DeriveInput,
+    choices: &[ChoiceModel],
+    errors: Option<syn::Error>,
+) -> TokenStream {
+    let name = &input.ident;
+    let options = choices.iter().filter(|c| c.offered).map(|c| {
+        let value = &c.value;
+        let title = match &c.title {
+            Some(title) => quote!(::core::option::Option::Some(#title)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(::mrtr::form::ChoiceOption { value: #value, title: #title })
+    });
+    let value = if errors.is_some() || !matches!(input.data, Data::Enum(_)) {
+        quote!(::core::unreachable!("this choice failed to compile"))
+    } else {
+        let arms = choices.iter().map(|c| {
+            let variant = &c.variant;
+            let value = &c.value;
+            quote!(Self::#variant => #value)
+        });
+        quote!(match self { #(#arms,)* })
+    };
+    let errors = errors.map(|e| e.to_compile_error());
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let bound = (!input.generics.params.is_empty())
+        .then(|| quote!(where Self: ::mrtr::__private::DeserializeOwned));
+    quote! {
+        #errors
+        #[automatically_derived]
+        impl #impl_generics ::mrtr::form::FormChoice for #name #ty_generics #bound {
+            const OPTIONS: &'static [::mrtr::form::ChoiceOption] = &[#(#options),*];
+            fn value(&self) -> &'static str {
+                #value
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! `#[derive(Form)]` and `#[derive(FormChoice)]`: parse the item, build and check a schema
+//! model, expand it. Each step is a plain function, unit-tested on token streams.
+
+mod attrs;
+mod case;
+mod choice;
+mod expand;
+mod model;
+mod types;
+
+use proc_macro2::TokenStream;
+
+/// Expands `#[derive(Form)]`.
+pub(crate) fn derive_form(input: TokenStream) -> TokenStream {
+    match syn::parse2::<syn::DeriveInput>(input) {
+        Ok(input) => {
+            let (model, errors) = model::form_model(&input);
+            expand::expand_form(&model, errors)
+        }
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// Expands `#[derive(FormChoice)]`.
+pub(crate) fn derive_form_choice(input: TokenStream) -> TokenStream {
+    match syn::parse2::<syn::DeriveInput>(input) {
+        Ok(input) => {
+            let (choices, errors) = choice::choice_model(&input);
+            choice::expand_choice(&input, &choices, errors)
+        }
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,390 @@
+//! `#[derive(Form)]` end to end: the exact `requestedSchema` on the wire, and content a client
+//! sends back going through the runtime's schema check and serde.
+
+use mrtr::form::{Form, FormChoice};
+use mrtr::machine::{AnswerProblem, Elicited, Outcome, input};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// The example from the issue.
+#[derive(mrtr::Form, Deserialize, Debug, PartialEq)]
+struct Confirm {
+    /// Apply the plan now?
+    apply: bool,
+    #[form(max_length = 200)]
+    reason: Option<String>,
+}
+
+#[derive(mrtr::FormChoice, Deserialize, Debug, PartialEq, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Env {
+    Staging,
+    Prod,
+}
+
+#[derive(mrtr::FormChoice, Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum Strategy {
+    /// Blue/green
+    BlueGreen,
+    #[form(title = "Canary release")]
+    Canary,
+    AllAtOnce,
+}
+
+#[derive(mrtr::FormChoice, Deserialize, Debug, PartialEq)]
+enum Region {
+    #[serde(rename = "eu-west-1")]
+    EuWest,
+    #[serde(rename = "us-east-1")]
+    UsEast,
+    #[serde(skip)]
+    #[allow(dead_code)]
+    Internal,
+}
+
+/// Every field type and every attribute.
+#[derive(mrtr::Form, Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Everything {
+    /// Who to notify
+    /// when done.
+    #[form(format = "email", title = "Email")]
+    notify_email: String,
+    #[form(format = "uri")]
+    homepage: Option<String>,
+    #[form(format = "date")]
+    start_date: String,
+    #[form(format = "date-time", default = "2026-01-01T00:00:00Z")]
+    starts_at: Option<String>,
+    #[form(min_length = 3, max_length = 20, default = "web")]
+    service: String,
+    retries: u8,
+    #[form(minimum = -10, maximum = 10, default = 0)]
+    offset: i32,
+    #[form(minimum = 1)]
+    big: u64,
+    count: i64,
+    #[form(minimum = 0.0, maximum = 1, default = 0.5)]
+    ratio: f64,
+    #[form(minimum = -1.5)]
+    temperature: Option<f32>,
+    /// Ignored: the attribute wins.
+    #[form(default = true, description = "Only print the plan")]
+    dry_run: bool,
+    env: Env,
+    #[form(default = Strategy::Canary)]
+    strategy: Option<Strategy>,
+    #[form(min_items = 1, max_items = 2, default = [Region::EuWest])]
+    regions: Vec<Region>,
+    #[form(title = "Fallbacks")]
+    fallbacks: Option<Vec<Strategy>>,
+    #[serde(rename = "ID")]
+    id: usize,
+    #[serde(default)]
+    note: String,
+    #[serde(skip)]
+    cache: Vec<(u8, u8)>,
+}
+
+mod choices {
+    #[derive(mrtr::FormChoice, serde::Deserialize, Debug, PartialEq)]
+    pub enum Size {
+        Small,
+        Large,
+    }
+}
+
+const ALL_SIZES: [choices::Size; 2] = [choices::Size::Small, choices::Size::Large];
+
+/// Qualified paths, defaults given by a constant, and `Option` defaults.
+#[derive(mrtr::Form, Deserialize, Debug, PartialEq)]
+struct Paths {
+    #[form(default = choices::Size::Large)]
+    size: crate::choices::Size,
+    #[form(default = ALL_SIZES)]
+    sizes: Option<std::vec::Vec<choices::Size>>,
+    #[form(default = 3)]
+    copies: Option<u16>,
+    #[form(default = false)]
+    rush: Option<bool>,
+    label: std::string::String,
+}
+
+/// A form with no fields: a plain confirmation.
+#[derive(mrtr::Form, Deserialize, Debug, PartialEq)]
+struct Ack {}
+
+fn wire<F: Form>() -> Value {
+    serde_json::to_value(F::requested_schema()).unwrap()
+}
+
+#[test]
+fn confirm_schema_is_exactly_the_spec_shape() {
+    assert_eq!(
+        wire::<Confirm>(),
+        json!({
+            "type": "object",
+            "properties": {
+                "apply": {"type": "boolean", "description": "Apply the plan now?"},
+                "reason": {"type": "string", "maxLength": 200}
+            },
+            "required": ["apply"]
+        })
+    );
+    assert_eq!(
+        serde_json::to_string(&Confirm::requested_schema()).unwrap(),
+        r#"{"type":"object","properties":{"apply":{"type":"boolean","description":"Apply the plan now?"},"reason":{"type":"string","maxLength":200}},"required":["apply"]}"#
+    );
+    let request =
+        serde_json::to_value(input::form::<Confirm>("Run step 3?").into_request()).unwrap();
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["message"], "Run step 3?");
+    assert_eq!(request["params"]["requestedSchema"], wire::<Confirm>());
+}
+
+#[test]
+fn every_type_and_attribute_has_its_exact_wire_shape() {
+    let expected = json!({
+        "type": "object",
+        "properties": {
+            "notifyEmail": {"type": "string", "title": "Email", "description": "Who to notify when done.", "format": "email"},
+            "homepage": {"type": "string", "format": "uri"},
+            "startDate": {"type": "string", "format": "date"},
+            "startsAt": {"type": "string", "format": "date-time", "default": "2026-01-01T00:00:00Z"},
+            "service": {"type": "string", "minLength": 3, "maxLength": 20, "default": "web"},
+            "retries": {"type": "integer", "minimum": 0},
+            "offset": {"type": "integer", "minimum": -10, "maximum": 10, "default": 0},
+            "big": {"type": "integer", "minimum": 1},
+            "count": {"type": "integer"},
+            "ratio": {"type": "number", "minimum": 0.0, "maximum": 1.0, "default": 0.5},
+            "temperature": {"type": "number", "minimum": -1.5},
+            "dryRun": {"type": "boolean", "description": "Only print the plan", "default": true},
+            "env": {"type": "string", "enum": ["staging", "prod"]},
+            "strategy": {"type": "string", "oneOf": [
+                {"const": "blue-green", "title": "Blue/green"},
+                {"const": "canary", "title": "Canary release"},
+                {"const": "all-at-once", "title": "all-at-once"}
+            ], "default": "canary"},
+            "regions": {"type": "array", "minItems": 1, "maxItems": 2,
+                "items": {"type": "string", "enum": ["eu-west-1", "us-east-1"]},
+                "default": ["eu-west-1"]},
+            "fallbacks": {"type": "array", "title": "Fallbacks", "items": {"anyOf": [
+                {"const": "blue-green", "title": "Blue/green"},
+                {"const": "canary", "title": "Canary release"},
+                {"const": "all-at-once", "title": "all-at-once"}
+            ]}},
+            "ID": {"type": "integer", "minimum": 0},
+            "note": {"type": "string"}
+        },
+        "required": ["notifyEmail", "startDate", "service", "retries", "offset", "big",
+            "count", "ratio", "dryRun", "env", "regions", "ID"]
+    });
+    assert_eq!(wire::<Everything>(), expected);
+}
+
+#[test]
+fn properties_keep_declaration_order_on_the_wire() {
+    let text = serde_json::to_string(&Everything::requested_schema()).unwrap();
+    let names = [
+        "notifyEmail",
+        "homepage",
+        "startDate",
+        "startsAt",
+        "service",
+        "retries",
+        "offset",
+        "big",
+        "count",
+        "ratio",
+        "temperature",
+        "dryRun",
+        "env",
+        "strategy",
+        "regions",
+        "fallbacks",
+        "ID",
+        "note",
+    ];
+    let positions: Vec<usize> = names
+        .iter()
+        .map(|name| {
+            text.find(&format!("\"{name}\":{{"))
+                .unwrap_or_else(|| panic!("{name} in {text}"))
+        })
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+}
+
+#[test]
+fn qualified_paths_and_computed_defaults() {
+    assert_eq!(
+        wire::<Paths>(),
+        json!({
+            "type": "object",
+            "properties": {
+                "size": {"type": "string", "enum": ["Small", "Large"], "default": "Large"},
+                "sizes": {"type": "array", "items": {"type": "string", "enum": ["Small", "Large"]},
+                    "default": ["Small", "Large"]},
+                "copies": {"type": "integer", "minimum": 0, "default": 3},
+                "rush": {"type": "boolean", "default": false},
+                "label": {"type": "string"}
+            },
+            "required": ["size", "label"]
+        })
+    );
+}
+
+#[test]
+fn an_empty_form_has_no_properties_and_no_required_list() {
+    assert_eq!(wire::<Ack>(), json!({"type": "object", "properties": {}}));
+}
+
+#[test]
+fn a_client_parsing_the_schema_with_rmcp_gets_the_same_wire_json() {
+    for schema in [wire::<Confirm>(), wire::<Everything>(), wire::<Ack>()] {
+        let parsed: mrtr::rmcp::model::ElicitationSchema =
+            serde_json::from_value(schema.clone()).unwrap();
+        assert_eq!(serde_json::to_value(parsed).unwrap(), schema);
+    }
+}
+
+#[test]
+fn choice_options_follow_serde() {
+    let values: Vec<_> = Region::OPTIONS.iter().map(|o| o.value).collect();
+    assert_eq!(values, ["eu-west-1", "us-east-1"]);
+    assert_eq!(Region::UsEast.value(), "us-east-1");
+    assert_eq!(Strategy::AllAtOnce.value(), "all-at-once");
+}
+
+/// Runs content through what the runtime does with an accepted answer: schema check, then serde.
+fn answer<F: Form>(content: Value) -> Result<Elicited<F>, String> {
+    let request = input::form::<F>("question").into_request();
+    Elicited::<F>::from_response(
+        "q",
+        &request,
+        json!({"action": "accept", "content": content}),
+    )
+    .map_err(|e| match e.problem() {
+        AnswerProblem::Malformed(reason) => reason.clone(),
+        other => panic!("expected a malformed answer, got {other:?}"),
+    })
+}
+
+fn valid_everything() -> Value {
+    json!({
+        "notifyEmail": "ops@example.org",
+        "startDate": "2026-12-02",
+        "startsAt": "2026-12-02T12:00:00+01:00",
+        "service": "api",
+        "retries": 3,
+        "offset": -2,
+        "big": 10,
+        "count": -5,
+        "ratio": 1,
+        "temperature": 2.5,
+        "dryRun": false,
+        "env": "prod",
+        "strategy": "all-at-once",
+        "regions": ["us-east-1", "eu-west-1"],
+        "fallbacks": [],
+        "ID": 7
+    })
+}
+
+#[test]
+fn content_a_client_sends_round_trips_into_the_struct() {
+    assert_eq!(
+        answer::<Confirm>(json!({"apply": true, "reason": "go"})).unwrap(),
+        Elicited::Accept(Confirm {
+            apply: true,
+            reason: Some("go".into())
+        })
+    );
+    assert_eq!(
+        answer::<Confirm>(json!({"apply": false})).unwrap(),
+        Elicited::Accept(Confirm {
+            apply: false,
+            reason: None
+        })
+    );
+    let Elicited::Accept(everything) = answer::<Everything>(valid_everything()).unwrap() else {
+        panic!("accepted")
+    };
+    assert_eq!(
+        everything,
+        Everything {
+            notify_email: "ops@example.org".into(),
+            homepage: None,
+            start_date: "2026-12-02".into(),
+            starts_at: Some("2026-12-02T12:00:00+01:00".into()),
+            service: "api".into(),
+            retries: 3,
+            offset: -2,
+            big: 10,
+            count: -5,
+            ratio: 1.0,
+            temperature: Some(2.5),
+            dry_run: false,
+            env: Env::Prod,
+            strategy: Some(Strategy::AllAtOnce),
+            regions: vec![Region::UsEast, Region::EuWest],
+            fallbacks: Some(vec![]),
+            id: 7,
+            note: String::new(),
+            cache: vec![],
+        }
+    );
+    assert_eq!(answer::<Ack>(json!({})).unwrap(), Elicited::Accept(Ack {}));
+}
+
+#[test]
+fn content_outside_the_schema_is_rejected_before_serde() {
+    let cases = [
+        ("notifyEmail", json!("not-an-email"), "not a valid `email`"),
+        ("homepage", json!("no scheme"), "not a valid `uri`"),
+        ("startDate", json!("2026-02-30"), "not a valid `date`"),
+        ("startsAt", json!("tomorrow"), "not a valid `date-time`"),
+        ("service", json!("ab"), "shorter than minLength"),
+        ("retries", json!(-1), "below its minimum"),
+        ("offset", json!(11), "above its maximum"),
+        ("offset", json!(1.5), "must be an integer"),
+        ("ratio", json!(1.01), "above its maximum"),
+        ("dryRun", json!("yes"), "must be a boolean"),
+        ("env", json!("dev"), "not one of the offered options"),
+        (
+            "strategy",
+            json!("Canary release"),
+            "not one of the offered options",
+        ),
+        ("regions", json!([]), "fewer items than minItems"),
+        (
+            "regions",
+            json!(["eu-west-1", "us-east-1", "eu-west-1"]),
+            "more items than maxItems",
+        ),
+        ("fallbacks", json!(["canary", "Internal"]), "not offered"),
+    ];
+    for (field, value, expected) in cases {
+        let mut content = valid_everything();
+        content[field] = value.clone();
+        let error = answer::<Everything>(content).unwrap_err();
+        assert!(error.contains(expected), "{field}={value}: {error}");
+    }
+    let mut missing = valid_everything();
+    missing.as_object_mut().unwrap().remove("env");
+    assert!(
+        answer::<Everything>(missing)
+            .unwrap_err()
+            .contains("`env` is missing")
+    );
+}
+
+#[test]
+fn decline_and_cancel_carry_no_content() {
+    let request = input::form::<Confirm>("question").into_request();
+    let declined = Elicited::<Confirm>::from_response("q", &request, json!({"action": "decline"}));
+    assert_eq!(declined.unwrap(), Elicited::Decline);
+    let cancelled = Elicited::<Confirm>::from_response("q", &request, json!({"action": "cancel"}));
+    assert_eq!(cancelled.unwrap(), Elicited::Cancel);
+}

@@ -1,0 +1,14 @@
+#[derive(mrtr::FormChoice, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Env {
+    Staging,
+    Prod,
+}
+
+#[derive(mrtr::Form, serde::Deserialize)]
+struct Deploy {
+    #[form(default = "prod")]
+    env: Env,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[derive(mrtr::FormChoice, serde::Deserialize)]
+struct Env {
+    name: String,
+}
+
+fn main() {}

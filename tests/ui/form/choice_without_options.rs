@@ -1,0 +1,4 @@
+#[derive(mrtr::FormChoice, serde::Deserialize)]
+enum Never {}
+
+fn main() {}

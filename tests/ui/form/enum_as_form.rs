@@ -1,0 +1,7 @@
+#[derive(mrtr::Form, serde::Deserialize)]
+enum Env {
+    Staging,
+    Prod,
+}
+
+fn main() {}

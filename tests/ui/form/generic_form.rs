@@ -1,0 +1,6 @@
+#[derive(mrtr::Form, serde::Deserialize)]
+struct Pick<T> {
+    value: T,
+}
+
+fn main() {}

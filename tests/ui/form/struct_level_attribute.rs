@@ -1,0 +1,7 @@
+#[derive(mrtr::Form, serde::Deserialize)]
+#[form(title = "Confirm")]
+struct Confirm {
+    apply: bool,
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[derive(mrtr::Form, serde::Deserialize)]
+struct Confirm(bool, String);
+
+fn main() {}
