@@ -4,14 +4,12 @@
 //! earlier round answered.
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
-use mrtr::form::Form;
 use mrtr::machine::{
     Elicited, Input, InputKind, Machine, MachineDescriptor, RequestCx, Roots, Run, Sampled, Step,
     StepError, StepFuture, Suspend, input,
 };
 use mrtr::rmcp::model::{
-    CallToolResult, ContentBlock, ElicitationSchema, GetPromptResult, Prompt, PromptMessage, Role,
-    Tool,
+    CallToolResult, ContentBlock, GetPromptResult, Prompt, PromptMessage, Role, Tool,
 };
 use serde::{Deserialize, Serialize};
 
@@ -37,32 +35,35 @@ enum FixtureState {
     SecondRound { name: String },
 }
 
-fn schema(field: &str, kind: &str) -> ElicitationSchema {
-    serde_json::from_value(serde_json::json!({
-        "type": "object", "properties": { field: { "type": kind } }, "required": [field]
-    }))
-    .expect("valid elicitation schema")
+/// `{"name": string}`
+#[derive(mrtr::Form, Deserialize)]
+struct Name {
+    name: String,
 }
 
-macro_rules! one_field_form {
-    ($name:ident { $field:ident: $ty:ty } as $json_type:literal) => {
-        #[derive(Deserialize)]
-        struct $name {
-            $field: $ty,
-        }
-        impl Form for $name {
-            fn requested_schema() -> ElicitationSchema {
-                schema(stringify!($field), $json_type)
-            }
-        }
-    };
+/// `{"color": string}`
+#[derive(mrtr::Form, Deserialize)]
+struct Color {
+    color: String,
 }
 
-one_field_form!(Name { name: String } as "string");
-one_field_form!(Color { color: String } as "string");
-one_field_form!(Ok { ok: bool } as "boolean");
-one_field_form!(Context { context: String } as "string");
-one_field_form!(Anything { input: String } as "string");
+/// `{"ok": boolean}`
+#[derive(mrtr::Form, Deserialize)]
+struct Ok {
+    ok: bool,
+}
+
+/// `{"context": string}`
+#[derive(mrtr::Form, Deserialize)]
+struct Context {
+    context: String,
+}
+
+/// `{"input": string}`
+#[derive(mrtr::Form, Deserialize)]
+struct Anything {
+    input: String,
+}
 
 fn text(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text.into())])
