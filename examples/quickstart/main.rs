@@ -14,6 +14,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
+use axum::serve::ListenerExt as _;
 use clap::{Parser, Subcommand};
 use mrtr::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
@@ -120,6 +121,11 @@ async fn serve_http(addr: SocketAddr) -> anyhow::Result<(SocketAddr, tokio::task
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     let router = axum::Router::new().nest_service("/mcp", service);
+    // Without TCP_NODELAY a streamed reply's last small write waits for the client's
+    // delayed ACK: ~40 ms per request on Linux (see docs/performance.md).
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let handle = tokio::spawn(async move {
         if let Err(error) = axum::serve(listener, router).await {
             eprintln!("server stopped: {error}");

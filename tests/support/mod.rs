@@ -5,6 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::serve::ListenerExt as _;
 use mrtr::rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -43,6 +44,10 @@ pub async fn serve_http<S: ServerHandler + Clone>(server: S) -> HttpServer {
         .expect("bind loopback");
     let addr: SocketAddr = listener.local_addr().expect("bound address");
     let router = axum::Router::new().nest_service("/mcp", service);
+    // As in the quickstart: no Nagle delay on streamed replies.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;
     });
