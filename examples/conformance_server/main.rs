@@ -13,13 +13,13 @@ mod mrtr_fixtures;
 
 use std::{net::SocketAddr, path::PathBuf};
 
+use axum::serve::ListenerExt;
 use clap::Parser;
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 
 use crate::fixtures::OrdinaryFixtures;
-use crate::mrtr_fixtures::{ContextPrompt, Fixture};
 use mrtr::server::McpServer;
 
 /// Command line of the fixture server.
@@ -57,6 +57,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("conformance fixture server listening on http://{address}/mcp");
 
+    // Without TCP_NODELAY a streamed reply's last small write waits for the client's delayed
+    // ACK (~40 ms per request; see docs/performance.md).
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
@@ -74,11 +79,7 @@ fn mcp_service() -> StreamableHttpService<McpServer<OrdinaryFixtures>, LocalSess
         .with_json_response(true)
         // Reject requests that lack MCP-Protocol-Version / `_meta` protocolVersion up front.
         .with_stateless_protocol_metadata_required(true);
-    let mut builder = McpServer::builder("mrtr-conformance-fixtures").prompt(ContextPrompt::new());
-    for fixture in Fixture::all() {
-        builder = builder.tool(fixture);
-    }
-    let server = builder
+    let server = mrtr_fixtures::register(McpServer::builder("mrtr-conformance-fixtures"))
         .build_with(OrdinaryFixtures::new())
         .expect("MRTR_KEYS, when set, is well formed");
     StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config)
