@@ -446,6 +446,43 @@ fn plain_sync(a: u32, b: Option<u32>) -> rmcp::Json<serde_json::Value> {
     rmcp::Json(json!({"sum": a + b.unwrap_or(0)}))
 }
 
+/// A structured report.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Report {
+    /// How many checks passed.
+    passed: u32,
+}
+
+/// Structured output behind `Result`: listed with an output schema.
+#[mrtr::tool]
+async fn structured_report() -> Result<rmcp::Json<Report>, mrtr::machine::ToolError> {
+    let passed = ask!(confirm("All good?")).ok().map_or(0, u32::from);
+    Ok(rmcp::Json(Report { passed }))
+}
+
+#[tokio::test]
+async fn structured_results_are_listed_with_an_output_schema() {
+    use mrtr::machine::{Listing, Machine};
+    let Listing::Tool(tool) = &structured_report.descriptor().listing else {
+        panic!("a tool")
+    };
+    let schema = tool.output_schema.as_ref().expect("an output schema");
+    assert_eq!(schema["properties"]["passed"]["type"], "integer");
+    let Listing::Tool(plain) = &url_and_tools.descriptor().listing else {
+        panic!("a tool")
+    };
+    assert!(
+        plain.output_schema.is_none(),
+        "text results have no output schema"
+    );
+    let flow = drive(&structured_report, json!({}), |_, _, _| {
+        accept(json!({"confirm": true}))
+    })
+    .await
+    .unwrap();
+    assert_eq!(flow.output.structured_content, Some(json!({"passed": 1})));
+}
+
 #[mrtr::tool(name = "sign_in")]
 async fn url_and_tools() -> String {
     let consent = ask!(url("Sign in", "https://example.com/login"));

@@ -26,11 +26,18 @@ const _: () = {
             > = ::std::sync::OnceLock::new();
             DESCRIPTOR
                 .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
-                    ::mrtr::__private::rmcp::model::Tool::new(
-                        "greet",
-                        "Greets someone by name.",
-                        ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
-                    ),
+                    {
+                        let mut tool = ::mrtr::__private::rmcp::model::Tool::new(
+                            "greet",
+                            "Greets someone by name.",
+                            ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
+                        );
+                        tool.output_schema = <Result<
+                            String,
+                            ToolError,
+                        > as ::mrtr::__private::IntoToolResult>::output_schema();
+                        tool
+                    },
                     [::mrtr::__private::InputKind::FormElicitation],
                     7120620927298835057u64,
                 ))

@@ -26,11 +26,15 @@ const _: () = {
             > = ::std::sync::OnceLock::new();
             DESCRIPTOR
                 .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
-                    ::mrtr::__private::rmcp::model::Tool::new(
-                        "collect",
-                        "Collects answers in a loop, then asks two things in one round.",
-                        ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
-                    ),
+                    {
+                        let mut tool = ::mrtr::__private::rmcp::model::Tool::new(
+                            "collect",
+                            "Collects answers in a loop, then asks two things in one round.",
+                            ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
+                        );
+                        tool.output_schema = <String as ::mrtr::__private::IntoToolResult>::output_schema();
+                        tool
+                    },
                     [
                         ::mrtr::__private::InputKind::FormElicitation,
                         ::mrtr::__private::InputKind::Sampling,

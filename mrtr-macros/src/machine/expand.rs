@@ -514,10 +514,15 @@ fn descriptor(function: &MachineFn, kinds: &BTreeSet<KindHint>, fingerprint: u64
     let kinds = kinds.iter();
     let fingerprint = Literal::u64_suffixed(fingerprint);
     let model = quote!(::mrtr::__private::rmcp::model);
+    let ret = &function.ret;
     match function.kind {
         Kind::Tool => quote! {
             ::mrtr::__private::MachineDescriptor::tool(
-                #model::Tool::new(#listed, #doc, ::mrtr::__private::arguments_schema::<__MrtrArgs>()),
+                {
+                    let mut tool = #model::Tool::new(#listed, #doc, ::mrtr::__private::arguments_schema::<__MrtrArgs>());
+                    tool.output_schema = <#ret as ::mrtr::__private::IntoToolResult>::output_schema();
+                    tool
+                },
                 [#(#kinds),*],
                 #fingerprint,
             )

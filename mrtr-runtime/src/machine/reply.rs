@@ -87,6 +87,21 @@ impl<E: std::error::Error> From<E> for ToolError {
 pub trait IntoToolResult {
     /// The result sent to the client.
     fn into_tool_result(self) -> Result<CallToolResult, StepError>;
+
+    /// The `outputSchema` listed for a tool returning this type: `Some` for structured
+    /// output (`Json<T>`, also inside `Option`/`Result`), `None` otherwise.
+    ///
+    /// ```
+    /// use mrtr_runtime::machine::IntoToolResult;
+    /// use rmcp::handler::server::wrapper::Json;
+    /// #[derive(serde::Serialize, schemars::JsonSchema)] struct Report { passed: u32 }
+    /// assert!(<Json<Report> as IntoToolResult>::output_schema().is_some());
+    /// assert!(<Result<Json<Report>, String> as IntoToolResult>::output_schema().is_some());
+    /// assert!(<String as IntoToolResult>::output_schema().is_none());
+    /// ```
+    fn output_schema() -> Option<std::sync::Arc<rmcp::model::JsonObject>> {
+        None
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -125,11 +140,15 @@ impl IntoToolResult for Vec<ContentBlock> {
     }
 }
 
-impl<T: Serialize> IntoToolResult for Json<T> {
+impl<T: Serialize + schemars::JsonSchema + 'static> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, StepError> {
         let value = serde_json::to_value(&self.0)
             .map_err(|e| StepError::Internal(format!("structured output: {e}")))?;
         Ok(CallToolResult::structured(value))
+    }
+
+    fn output_schema() -> Option<std::sync::Arc<rmcp::model::JsonObject>> {
+        Some(rmcp::handler::server::common::schema_for_output::<T>())
     }
 }
 
@@ -141,6 +160,10 @@ impl<T: IntoToolResult> IntoToolResult for Option<T> {
             None => Ok(CallToolResult::error(vec![ContentBlock::text("no result")])),
         }
     }
+
+    fn output_schema() -> Option<std::sync::Arc<rmcp::model::JsonObject>> {
+        T::output_schema()
+    }
 }
 
 impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
@@ -151,6 +174,10 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
                 error.to_string(),
             )])),
         }
+    }
+
+    fn output_schema() -> Option<std::sync::Arc<rmcp::model::JsonObject>> {
+        T::output_schema()
     }
 }
 
