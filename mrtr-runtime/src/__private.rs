@@ -128,6 +128,16 @@ pub fn arguments_schema<T: schemars::JsonSchema + 'static>()
     rmcp::handler::server::common::schema_for_type::<T>()
 }
 
+/// Sets a listed tool's `outputSchema` (a function, so generated code binds no local
+/// that could collide with the user's names).
+pub fn with_output_schema(
+    mut tool: rmcp::model::Tool,
+    output_schema: Option<std::sync::Arc<rmcp::model::JsonObject>>,
+) -> rmcp::model::Tool {
+    tool.output_schema = output_schema;
+    tool
+}
+
 /// Fixes the output type of the generated step future.
 pub fn step_body<R, F>(future: F) -> F
 where

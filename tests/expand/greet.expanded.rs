@@ -26,18 +26,17 @@ const _: () = {
             > = ::std::sync::OnceLock::new();
             DESCRIPTOR
                 .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
-                    {
-                        let mut tool = ::mrtr::__private::rmcp::model::Tool::new(
+                    ::mrtr::__private::with_output_schema(
+                        ::mrtr::__private::rmcp::model::Tool::new(
                             "greet",
                             "Greets someone by name.",
                             ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
-                        );
-                        tool.output_schema = <Result<
+                        ),
+                        <Result<
                             String,
                             ToolError,
-                        > as ::mrtr::__private::IntoToolResult>::output_schema();
-                        tool
-                    },
+                        > as ::mrtr::__private::IntoToolResult>::output_schema(),
+                    ),
                     [::mrtr::__private::InputKind::FormElicitation],
                     7120620927298835057u64,
                 ))

@@ -26,15 +26,14 @@ const _: () = {
             > = ::std::sync::OnceLock::new();
             DESCRIPTOR
                 .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
-                    {
-                        let mut tool = ::mrtr::__private::rmcp::model::Tool::new(
+                    ::mrtr::__private::with_output_schema(
+                        ::mrtr::__private::rmcp::model::Tool::new(
                             "collect",
                             "Collects answers in a loop, then asks two things in one round.",
                             ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
-                        );
-                        tool.output_schema = <String as ::mrtr::__private::IntoToolResult>::output_schema();
-                        tool
-                    },
+                        ),
+                        <String as ::mrtr::__private::IntoToolResult>::output_schema(),
+                    ),
                     [
                         ::mrtr::__private::InputKind::FormElicitation,
                         ::mrtr::__private::InputKind::Sampling,

@@ -518,11 +518,10 @@ fn descriptor(function: &MachineFn, kinds: &BTreeSet<KindHint>, fingerprint: u64
     match function.kind {
         Kind::Tool => quote! {
             ::mrtr::__private::MachineDescriptor::tool(
-                {
-                    let mut tool = #model::Tool::new(#listed, #doc, ::mrtr::__private::arguments_schema::<__MrtrArgs>());
-                    tool.output_schema = <#ret as ::mrtr::__private::IntoToolResult>::output_schema();
-                    tool
-                },
+                ::mrtr::__private::with_output_schema(
+                    #model::Tool::new(#listed, #doc, ::mrtr::__private::arguments_schema::<__MrtrArgs>()),
+                    <#ret as ::mrtr::__private::IntoToolResult>::output_schema(),
+                ),
                 [#(#kinds),*],
                 #fingerprint,
             )

@@ -356,6 +356,32 @@ impl<F> McpServer<F> {
         &self.inner.fallback
     }
 
+    /// Serves one request for `machine` and shapes the answer as the method's response.
+    async fn run_machine<O, R>(
+        &self,
+        machine: Arc<dyn Machine<Output = O>>,
+        context: &RequestContext<RoleServer>,
+        arguments: Option<&JsonObject>,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<R, ErrorData>
+    where
+        O: Send + 'static,
+        R: From<O> + From<rmcp::model::InputRequiredResult>,
+    {
+        let arguments = arguments.unwrap_or_else(|| empty_arguments());
+        let incoming = self.incoming(context, arguments, input_responses, request_state);
+        Ok(
+            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
+                Answer::Complete(result) => R::from(result),
+                Answer::InputRequired(mut result) => {
+                    stamp_server_info(&mut result.meta, &self.inner.info);
+                    R::from(result)
+                }
+            },
+        )
+    }
+
     fn incoming<'a>(
         &self,
         context: &RequestContext<RoleServer>,
@@ -398,16 +424,62 @@ fn with_input_kinds(
     Some(meta)
 }
 
-fn listed_tool(machine: &ToolMachine) -> Option<Tool> {
-    let descriptor = machine.descriptor();
-    match &descriptor.listing {
-        Listing::Tool(tool) => {
-            let mut tool = tool.clone();
-            tool.meta = with_input_kinds(tool.meta.take(), &descriptor.input_kinds);
-            Some(tool)
+/// What a listing entry needs so one function can list tools, prompts and resources.
+trait Listed: Sized {
+    fn from_listing(listing: &Listing) -> Option<Self>;
+    fn meta_mut(&mut self) -> &mut Option<MetaObject>;
+}
+
+impl Listed for Tool {
+    fn from_listing(listing: &Listing) -> Option<Self> {
+        match listing {
+            Listing::Tool(tool) => Some(tool.clone()),
+            _ => None,
         }
-        _ => None,
     }
+    fn meta_mut(&mut self) -> &mut Option<MetaObject> {
+        &mut self.meta
+    }
+}
+
+impl Listed for rmcp::model::Prompt {
+    fn from_listing(listing: &Listing) -> Option<Self> {
+        match listing {
+            Listing::Prompt(prompt) => Some(prompt.clone()),
+            _ => None,
+        }
+    }
+    fn meta_mut(&mut self) -> &mut Option<MetaObject> {
+        &mut self.meta
+    }
+}
+
+impl Listed for rmcp::model::Resource {
+    fn from_listing(listing: &Listing) -> Option<Self> {
+        match listing {
+            Listing::Resource(resource) => Some(resource.clone()),
+            _ => None,
+        }
+    }
+    fn meta_mut(&mut self) -> &mut Option<MetaObject> {
+        &mut self.meta
+    }
+}
+
+/// How one machine is listed, with its input kinds in `_meta`.
+fn listed<T: Listed, O: Send + 'static>(machine: &Arc<dyn Machine<Output = O>>) -> Option<T> {
+    let descriptor = machine.descriptor();
+    let mut item = T::from_listing(&descriptor.listing)?;
+    let meta = item.meta_mut();
+    *meta = with_input_kinds(meta.take(), &descriptor.input_kinds);
+    Some(item)
+}
+
+/// Every machine of a registry as listed, in registration order.
+fn listed_all<T: Listed, O: Send + 'static>(
+    registry: &Registry<dyn Machine<Output = O>>,
+) -> Vec<T> {
+    registry.iter().filter_map(listed).collect()
 }
 
 fn empty_arguments() -> &'static JsonObject {
@@ -443,25 +515,23 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut tools: Vec<Tool> = self.inner.tools.iter().filter_map(listed_tool).collect();
-        let mut next_cursor = None;
+        let mut result = ListToolsResult::with_all_items(listed_all(&self.inner.tools));
         if self.inner.fallback.get_info().capabilities.tools.is_some() {
             let more = self.inner.fallback.list_tools(request, context).await?;
-            tools.extend(
+            let registry = &self.inner.tools;
+            result.tools.extend(
                 more.tools
                     .into_iter()
-                    .filter(|t| self.inner.tools.get(&t.name).is_none()),
+                    .filter(|t| registry.get(&t.name).is_none()),
             );
-            next_cursor = more.next_cursor;
+            result.next_cursor = more.next_cursor;
         }
-        let mut result = ListToolsResult::with_all_items(tools);
-        result.next_cursor = next_cursor;
         Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         match self.inner.tools.get(name) {
-            Some(machine) => listed_tool(machine),
+            Some(machine) => listed(machine),
             None => self.inner.fallback.get_tool(name),
         }
     }
@@ -474,25 +544,20 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         let Some(machine) = self.inner.tools.get(&request.name).cloned() else {
             return self.inner.fallback.call_tool(request, context).await;
         };
-        let arguments = request
-            .arguments
-            .as_ref()
-            .unwrap_or_else(|| empty_arguments());
-        let incoming = self.incoming(
-            &context,
+        let CallToolRequestParams {
             arguments,
-            request.input_responses,
-            request.request_state,
-        );
-        Ok(
-            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
-                Answer::Complete(result) => CallToolResponse::Complete(result),
-                Answer::InputRequired(mut result) => {
-                    stamp_server_info(&mut result.meta, &self.inner.info);
-                    CallToolResponse::InputRequired(result)
-                }
-            },
+            input_responses,
+            request_state,
+            ..
+        } = request;
+        self.run_machine(
+            machine,
+            &context,
+            arguments.as_ref(),
+            input_responses,
+            request_state,
         )
+        .await
     }
 
     async fn list_prompts(
@@ -500,23 +565,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let mut prompts: Vec<_> = self
-            .inner
-            .prompts
-            .iter()
-            .filter_map(|machine| {
-                let descriptor = machine.descriptor();
-                match &descriptor.listing {
-                    Listing::Prompt(prompt) => {
-                        let mut prompt = prompt.clone();
-                        prompt.meta = with_input_kinds(prompt.meta.take(), &descriptor.input_kinds);
-                        Some(prompt)
-                    }
-                    _ => None,
-                }
-            })
-            .collect();
-        let mut next_cursor = None;
+        let mut result = ListPromptsResult::with_all_items(listed_all(&self.inner.prompts));
         if self
             .inner
             .fallback
@@ -526,15 +575,14 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             .is_some()
         {
             let more = self.inner.fallback.list_prompts(request, context).await?;
-            prompts.extend(
+            let registry = &self.inner.prompts;
+            result.prompts.extend(
                 more.prompts
                     .into_iter()
-                    .filter(|p| self.inner.prompts.get(&p.name).is_none()),
+                    .filter(|p| registry.get(&p.name).is_none()),
             );
-            next_cursor = more.next_cursor;
+            result.next_cursor = more.next_cursor;
         }
-        let mut result = ListPromptsResult::with_all_items(prompts);
-        result.next_cursor = next_cursor;
         Ok(result)
     }
 
@@ -546,25 +594,20 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         let Some(machine) = self.inner.prompts.get(&request.name).cloned() else {
             return self.inner.fallback.get_prompt(request, context).await;
         };
-        let arguments = request
-            .arguments
-            .as_ref()
-            .unwrap_or_else(|| empty_arguments());
-        let incoming = self.incoming(
-            &context,
+        let GetPromptRequestParams {
             arguments,
-            request.input_responses,
-            request.request_state,
-        );
-        Ok(
-            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
-                Answer::Complete(result) => GetPromptResponse::Complete(result),
-                Answer::InputRequired(mut result) => {
-                    stamp_server_info(&mut result.meta, &self.inner.info);
-                    GetPromptResponse::InputRequired(result)
-                }
-            },
+            input_responses,
+            request_state,
+            ..
+        } = request;
+        self.run_machine(
+            machine,
+            &context,
+            arguments.as_ref(),
+            input_responses,
+            request_state,
         )
+        .await
     }
 
     async fn list_resources(
@@ -572,24 +615,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let mut resources: Vec<_> = self
-            .inner
-            .resources
-            .iter()
-            .filter_map(|machine| {
-                let descriptor = machine.descriptor();
-                match &descriptor.listing {
-                    Listing::Resource(resource) => {
-                        let mut resource = resource.clone();
-                        resource.meta =
-                            with_input_kinds(resource.meta.take(), &descriptor.input_kinds);
-                        Some(resource)
-                    }
-                    _ => None,
-                }
-            })
-            .collect();
-        let mut next_cursor = None;
+        let mut result = ListResourcesResult::with_all_items(listed_all(&self.inner.resources));
         if self
             .inner
             .fallback
@@ -599,15 +625,14 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             .is_some()
         {
             let more = self.inner.fallback.list_resources(request, context).await?;
-            resources.extend(
+            let registry = &self.inner.resources;
+            result.resources.extend(
                 more.resources
                     .into_iter()
-                    .filter(|r| self.inner.resources.get(&r.uri).is_none()),
+                    .filter(|r| registry.get(&r.uri).is_none()),
             );
-            next_cursor = more.next_cursor;
+            result.next_cursor = more.next_cursor;
         }
-        let mut result = ListResourcesResult::with_all_items(resources);
-        result.next_cursor = next_cursor;
         Ok(result)
     }
 
@@ -619,21 +644,13 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         let Some(machine) = self.inner.resources.get(&request.uri).cloned() else {
             return self.inner.fallback.read_resource(request, context).await;
         };
-        let incoming = self.incoming(
-            &context,
-            empty_arguments(),
-            request.input_responses,
-            request.request_state,
-        );
-        Ok(
-            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
-                Answer::Complete(result) => ReadResourceResponse::Complete(result),
-                Answer::InputRequired(mut result) => {
-                    stamp_server_info(&mut result.meta, &self.inner.info);
-                    ReadResourceResponse::InputRequired(result)
-                }
-            },
-        )
+        let ReadResourceRequestParams {
+            input_responses,
+            request_state,
+            ..
+        } = request;
+        self.run_machine(machine, &context, None, input_responses, request_state)
+            .await
     }
 
     async fn list_resource_templates(
