@@ -19,8 +19,8 @@ mod vault_resource;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use deploy_wizard::{check_version, deploy_wizard};
-use explain_prompt::explain_prompt;
+use deploy_wizard::{check_version, deploy_wizard as deploy_wizard_tool};
+use explain_prompt::explain_prompt as explain_prompt_tool;
 use file_organiser::organise_files;
 use mrtr::client::{
     CallOutput, CallTarget, HandlerError, InputHandlers, MrtrClient, PendingCall, RoundObserver,
@@ -141,9 +141,11 @@ async fn deploy_wizard_re_asks_the_version_until_it_validates() {
         ),
     ]);
     let transcript = Harness::new()
-        .drive(&deploy_wizard, json!({"service": "api"}), |key, request| {
-            answers.answer(key, request)
-        })
+        .drive(
+            &deploy_wizard_tool,
+            json!({"service": "api"}),
+            |key, request| answers.answer(key, request),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -184,9 +186,11 @@ async fn deploy_wizard_confirmation_depends_on_the_environment_and_decline_exits
         ("confirm", vec![decline()]),
     ]);
     let transcript = Harness::new()
-        .drive(&deploy_wizard, json!({"service": "web"}), |key, request| {
-            answers.answer(key, request)
-        })
+        .drive(
+            &deploy_wizard_tool,
+            json!({"service": "web"}),
+            |key, request| answers.answer(key, request),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -203,7 +207,9 @@ async fn deploy_wizard_confirmation_depends_on_the_environment_and_decline_exits
 #[tokio::test]
 async fn deploy_wizard_without_an_environment_is_an_error_result() {
     let transcript = Harness::new()
-        .drive(&deploy_wizard, json!({"service": "web"}), |_, _| cancel())
+        .drive(&deploy_wizard_tool, json!({"service": "web"}), |_, _| {
+            cancel()
+        })
         .await
         .unwrap();
     assert_eq!(transcript.output.is_error, Some(true));
@@ -298,17 +304,35 @@ async fn order_cancel_abandons_and_decline_with_nothing_orders_nothing() {
 }
 
 #[tokio::test]
-async fn order_rejects_an_out_of_range_quantity() {
+async fn order_re_asks_when_the_quantity_is_out_of_range() {
+    let mut answers = Answers::new(vec![
+        (
+            "dish",
+            vec![
+                accept(json!({"dish": "tiramisu", "quantity": 0, "more": false})),
+                accept(json!({"dish": "tiramisu", "quantity": 21, "more": false})),
+                accept(json!({"dish": "tiramisu", "quantity": 2, "more": false})),
+            ],
+        ),
+        ("place", vec![decline()]),
+    ]);
     let transcript = Harness::new()
-        .drive(&order_food, json!({"customer": "Di"}), |_, _| {
-            accept(json!({"dish": "tiramisu", "quantity": 0, "more": false}))
+        .drive(&order_food, json!({"customer": "Di"}), |key, request| {
+            answers.answer(key, request)
         })
-        .await;
-    // The server validates the answer against the form's schema: a clear error, not an order.
-    match transcript {
-        Err(error) => assert!(error.message.contains("quantity"), "{error:?}"),
-        Ok(transcript) => assert_eq!(transcript.output.is_error, Some(true)),
-    }
+        .await
+        .unwrap();
+    // An answer outside the form's bounds is not taken: the same question comes back.
+    assert_eq!(
+        keys_per_round(&transcript),
+        [vec!["dish"], vec!["dish"], vec!["dish"], vec!["place"]]
+    );
+    assert_eq!(answers.messages("dish"), ["What would Di like?"; 3]);
+    assert_eq!(
+        answers.messages("place"),
+        ["Place the order 2 × tiramisu for 11.00?"]
+    );
+    assert_eq!(tool_text(&transcript.output), "Order for Di not placed.");
 }
 
 /// A throwaway workspace under the system temp dir, removed on drop.
@@ -455,7 +479,7 @@ async fn explain_prompt_elicits_its_topic_then_depth() {
     ]);
     let transcript = Harness::new()
         .drive(
-            &explain_prompt,
+            &explain_prompt_tool,
             json!({"audience": "a Go developer"}),
             |key, request| answers.answer(key, request),
         )
@@ -472,7 +496,7 @@ async fn explain_prompt_elicits_its_topic_then_depth() {
 #[tokio::test]
 async fn explain_prompt_declined_topic_asks_the_model_to_ask() {
     let transcript = Harness::new()
-        .drive(&explain_prompt, json!({}), |_, _| decline())
+        .drive(&explain_prompt_tool, json!({}), |_, _| decline())
         .await
         .unwrap();
     assert_eq!(transcript.rounds.len(), 1);
