@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use expectrl::{Expect, Session};
@@ -10,8 +11,14 @@ use expectrl::{Expect, Session};
 const DOWN: &str = "\x1b[B";
 const ENTER: &str = "\r";
 
-/// `target/debug/examples/demo`, built on demand like the other example binaries.
+/// `target/debug/examples/demo`, built once per test run (cargo does not build examples
+/// for integration tests).
 fn demo_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(build_demo).clone()
+}
+
+fn build_demo() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let path = exe
         .parent()

@@ -51,11 +51,12 @@ fn cancel() -> Value {
 
 fn message_of(request: &InputRequest) -> String {
     match request {
-        InputRequest::Elicitation(ElicitRequest { params, .. }) => match params {
-            ElicitRequestParams::FormElicitationParams { message, .. }
-            | ElicitRequestParams::UrlElicitationParams { message, .. } => message.clone(),
-            _ => String::new(),
-        },
+        InputRequest::Elicitation(ElicitRequest {
+            params:
+                ElicitRequestParams::FormElicitationParams { message, .. }
+                | ElicitRequestParams::UrlElicitationParams { message, .. },
+            ..
+        }) => message.clone(),
         _ => String::new(),
     }
 }
@@ -541,7 +542,10 @@ async fn vault_resource_needs_url_consent() {
 
 /// Records each round's keys and `requestState` size, as the client saw them.
 #[derive(Clone, Default)]
-struct Rounds(Arc<Mutex<Vec<(Vec<String>, usize)>>>);
+struct Rounds(Arc<Mutex<Vec<RoundSeen>>>);
+
+/// One round's input-request keys and `requestState` size.
+type RoundSeen = (Vec<String>, usize);
 
 impl RoundObserver for Rounds {
     fn input_required(&self, pending: &PendingCall) {
@@ -606,7 +610,7 @@ fn handlers(script: Script, roots: Vec<String>) -> InputHandlers {
 async fn call_over_http(
     target: CallTarget,
     handlers: InputHandlers,
-) -> (CallOutput, Vec<(Vec<String>, usize)>) {
+) -> (CallOutput, Vec<RoundSeen>) {
     let (addr, server_task) = server::serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
@@ -624,7 +628,7 @@ async fn call_over_http(
     (output, rounds)
 }
 
-fn keys(rounds: &[(Vec<String>, usize)]) -> Vec<Vec<String>> {
+fn keys(rounds: &[RoundSeen]) -> Vec<Vec<String>> {
     rounds.iter().map(|(keys, _)| keys.clone()).collect()
 }
 
