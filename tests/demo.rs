@@ -19,6 +19,16 @@ fn demo_binary() -> PathBuf {
 }
 
 fn build_demo() -> PathBuf {
+    build_example("demo")
+}
+
+/// `target/debug/examples/showcase`, built once per test run.
+fn showcase_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| build_example("showcase")).clone()
+}
+
+fn build_example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let path = exe
         .parent()
@@ -26,13 +36,13 @@ fn build_demo() -> PathBuf {
         .parent()
         .unwrap()
         .join("examples")
-        .join("demo");
+        .join(name);
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--example", "demo"])
+        .args(["build", "--example", name])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("run cargo build");
-    assert!(status.success(), "building the demo example failed");
+    assert!(status.success(), "building the {name} example failed");
     path
 }
 
@@ -176,4 +186,39 @@ fn declining_in_the_pty_ends_the_flow_early() {
         .expect("Deployment of api to staging called off.")
         .unwrap();
     session.expect(expectrl::Eof).unwrap();
+}
+
+#[test]
+fn the_mrtr_client_drives_the_showcase_over_stdio_from_the_demo_script() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mrtr"))
+        .args([
+            "stdio",
+            "--call",
+            "deploy_wizard",
+            "--args",
+            r#"{"service":"web"}"#,
+        ])
+        .arg("--answers")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/demo/answers.json"
+        ))
+        .arg("--")
+        .arg(showcase_binary())
+        .arg("serve-stdio")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mrtr");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(state_sizes(&stdout).len(), 5, "{stdout}");
+    assert!(stdout.contains("? [confirm] form: Deploy web to PRODUCTION?"));
+    assert!(
+        stdout
+            .ends_with("── complete\nDeploying web 1.4.2 to production (3 version attempt(s)).\n")
+    );
 }
