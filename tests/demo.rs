@@ -1,0 +1,224 @@
+//! `cargo run --example demo` end to end: the built demo binary answered by a person in a
+//! pseudo-terminal, and without a TTY running its committed script and printing the transcript.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use expectrl::{Expect, Session};
+
+const DOWN: &str = "\x1b[B";
+const ENTER: &str = "\r";
+
+/// `target/debug/examples/demo`, built once per test run (cargo does not build examples
+/// for integration tests).
+fn demo_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(build_demo).clone()
+}
+
+fn build_demo() -> PathBuf {
+    build_example("demo")
+}
+
+/// `target/debug/examples/showcase`, built once per test run.
+fn showcase_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| build_example("showcase")).clone()
+}
+
+fn build_example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let path = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name);
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--example", name])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo build");
+    assert!(status.success(), "building the {name} example failed");
+    path
+}
+
+fn scripted_run(args: &[&str]) -> String {
+    let output = Command::new(demo_binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the demo");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "demo failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// The `requestState N bytes` figures of a transcript, in order.
+fn state_sizes(transcript: &str) -> Vec<usize> {
+    transcript
+        .lines()
+        .filter_map(|line| {
+            let (_, rest) = line.split_once("requestState ")?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .collect()
+}
+
+#[test]
+fn without_a_tty_the_demo_runs_the_scripted_deploy_wizard() {
+    let transcript = scripted_run(&[]);
+    assert!(transcript.contains("answers from: examples/demo/answers.json (no TTY)"));
+    assert!(transcript.contains("calling tools/call deploy_wizard {\"service\":\"api\"}"));
+    let rounds: Vec<&str> = transcript
+        .lines()
+        .filter(|line| line.starts_with("── round"))
+        .collect();
+    assert_eq!(rounds.len(), 5, "{transcript}");
+    assert!(
+        rounds
+            .iter()
+            .all(|line| line.contains("input_required (1 request(s)"))
+    );
+    assert!(transcript.contains("? [environment] form: Where should api go? [choice*]"));
+    assert!(transcript.contains(
+        "? [confirm] form: Deploy api to PRODUCTION? Live users will be affected. [confirm*]"
+    ));
+    assert!(transcript.contains(r#"! [version] {"action":"accept","content":{"text":"1.4"}}"#));
+    assert!(
+        transcript.contains("? [version] form: `1.4` is not a version: expected three numbers")
+    );
+    assert!(transcript.contains(
+        "? [version] form: `1.04.2` is not a version: the minor number `04` has a leading zero"
+    ));
+    let sizes = state_sizes(&transcript);
+    assert_eq!(sizes.len(), 5);
+    assert!(sizes.iter().all(|size| *size > 0));
+    assert!(
+        transcript
+            .ends_with("── complete\nDeploying api 1.4.2 to production (3 version attempt(s)).\n"),
+        "{transcript}"
+    );
+}
+
+#[test]
+fn without_a_tty_every_other_flow_finishes_from_the_script() {
+    let order = scripted_run(&["--flow", "order"]);
+    assert!(order.contains(
+        "Order placed for table four: 2 × pad thai, 1 × tiramisu — total 27.50. Kitchen note: Two pad thai"
+    ), "{order}");
+    assert!(order.contains("sampling: 1 message(s), maxTokens 80"));
+
+    let organise = scripted_run(&["--flow", "organise"]);
+    assert!(organise.contains("roots/list"), "{organise}");
+    assert!(organise.contains("4 file(s) could be tidied"), "{organise}");
+    assert!(organise.ends_with("── complete\nNo moves approved; nothing changes.\n"));
+
+    let explain = scripted_run(&["--flow", "explain"]);
+    assert!(
+        explain.contains("Explain request state sealing to a curious beginner. Give an overview")
+    );
+
+    let vault = scripted_run(&["--flow", "vault"]);
+    assert!(vault.contains("url: Approve access to the team key index in your browser. <https://vault.example.com/approve?resource=team-keys>"));
+    assert!(vault.contains("deploy-key"), "{vault}");
+}
+
+#[test]
+fn a_person_answers_the_deploy_wizard_in_a_pty() {
+    let mut session = Session::spawn(Command::new(demo_binary())).expect("spawn the demo in a pty");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session
+        .expect("answers from: you, at this terminal")
+        .unwrap();
+
+    // Round 1: pick production.
+    session.expect("Where should api go?").unwrap();
+    session.send(ENTER).unwrap(); // fill in
+    session.expect("staging").unwrap();
+    session.send(DOWN).unwrap();
+    session.send(ENTER).unwrap();
+
+    // Round 2: the confirmation names production.
+    session.expect("Deploy api to PRODUCTION?").unwrap();
+    session.send(ENTER).unwrap();
+    session.expect("y/n").unwrap();
+    session.send("y").unwrap();
+    session.send(ENTER).unwrap();
+
+    // Rounds 3 and 4: an invalid version is asked again with the reason.
+    session.expect("Which version of api?").unwrap();
+    session.send(ENTER).unwrap();
+    session.expect("text").unwrap();
+    session.send("2.x").unwrap();
+    session.send(ENTER).unwrap();
+    session.expect("`2.x` is not a version").unwrap();
+    session.send(ENTER).unwrap();
+    session.expect("text").unwrap();
+    session.send("2.1.0").unwrap();
+    session.send(ENTER).unwrap();
+
+    session
+        .expect("Deploying api 2.1.0 to production (2 version attempt(s)).")
+        .unwrap();
+    session.expect(expectrl::Eof).unwrap();
+}
+
+#[test]
+fn declining_in_the_pty_ends_the_flow_early() {
+    let mut session = Session::spawn(Command::new(demo_binary())).expect("spawn the demo in a pty");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session.expect("Where should api go?").unwrap();
+    session.send(ENTER).unwrap();
+    session.expect("staging").unwrap();
+    session.send(ENTER).unwrap(); // staging
+    session.expect("Deploy api to staging?").unwrap();
+    session.send(DOWN).unwrap();
+    session.send(ENTER).unwrap(); // decline
+    session
+        .expect("Deployment of api to staging called off.")
+        .unwrap();
+    session.expect(expectrl::Eof).unwrap();
+}
+
+#[test]
+fn the_mrtr_client_drives_the_showcase_over_stdio_from_the_demo_script() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mrtr"))
+        .args([
+            "stdio",
+            "--call",
+            "deploy_wizard",
+            "--args",
+            r#"{"service":"web"}"#,
+        ])
+        .arg("--answers")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/demo/answers.json"
+        ))
+        .arg("--")
+        .arg(showcase_binary())
+        .arg("serve-stdio")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mrtr");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(state_sizes(&stdout).len(), 5, "{stdout}");
+    assert!(stdout.contains("? [confirm] form: Deploy web to PRODUCTION?"));
+    assert!(
+        stdout
+            .ends_with("── complete\nDeploying web 1.4.2 to production (3 version attempt(s)).\n")
+    );
+}
