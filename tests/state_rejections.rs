@@ -433,3 +433,74 @@ async fn invalid_arguments_are_invalid_params() {
         error.message
     );
 }
+
+#[tokio::test]
+async fn asking_again_keeps_the_expiry_the_question_had() {
+    let harness = Harness::new();
+    let (tool, plans) = wizard();
+    let token = first_token(&harness, &tool).await;
+    harness.clock().advance(500);
+    let bad: InputResponses = [("environment".to_string(), json!(12345))].into();
+    let again = input_required(
+        harness
+            .request(&tool, args("api"), Some(token), Some(bad))
+            .await,
+    );
+    // 200 s later the question is 700 s old: past the 600 s TTL despite the re-ask.
+    harness.clock().advance(200);
+    let reply = harness
+        .request(
+            &tool,
+            args("api"),
+            again.request_state,
+            Some(environment_answer()),
+        )
+        .await;
+    assert_rejected(reply);
+    assert_eq!(plans.load(Ordering::SeqCst), 0);
+}
+
+/// A machine that takes an answer under a key it never asked: a bug on the server side.
+struct TypoMachine {
+    descriptor: MachineDescriptor,
+}
+
+impl Machine for TypoMachine {
+    type Output = CallToolResult;
+    fn descriptor(&self) -> &MachineDescriptor {
+        &self.descriptor
+    }
+    fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, CallToolResult> {
+        Box::pin(async move {
+            let Some(mut resume) = run.resume else {
+                let suspend = mrtr::machine::Suspend::new(&())?
+                    .ask("name", mrtr::machine::input::text("Name?"))?;
+                return Ok(mrtr::machine::Step::Suspend(suspend));
+            };
+            let _: mrtr::machine::Elicited<String> = resume.answers().take("nmae")?;
+            unreachable!("a key that was never asked has no answer")
+        })
+    }
+}
+
+#[tokio::test]
+async fn taking_a_key_that_was_never_asked_is_an_internal_error_not_a_reask() {
+    let harness = Harness::new();
+    let (wizard_tool, _) = wizard();
+    let mut descriptor = wizard_tool.descriptor().clone();
+    if let Listing::Tool(listed) = &mut descriptor.listing {
+        listed.name = "typo".into();
+    }
+    let typo = TypoMachine { descriptor };
+    let first = input_required(harness.request(&typo, args("api"), None, None).await);
+    let answers: InputResponses = [(
+        "name".to_string(),
+        json!({"action": "accept", "content": {"text": "Ada"}}),
+    )]
+    .into();
+    let error = harness
+        .request(&typo, args("api"), first.request_state, Some(answers))
+        .await
+        .expect_err("a machine bug");
+    assert_eq!(error.code.0, -32603);
+}

@@ -120,6 +120,15 @@ async fn three_rounds_over_streamable_http_each_round_sealed() {
         vec![vec!["environment"], vec!["confirm"], vec!["summary"]]
     );
     assert_eq!(states.len(), 3);
+    let server_info = result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.0.get("io.modelcontextprotocol/serverInfo"));
+    assert_eq!(
+        server_info.and_then(|info| info.get("name")),
+        Some(&serde_json::json!("release-server")),
+        "complete results identify the server too"
+    );
     assert!(
         states.windows(2).all(|w| w[0] != w[1]),
         "a fresh token every round"

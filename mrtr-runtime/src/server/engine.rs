@@ -11,7 +11,7 @@ use rmcp::model::{
 use tracing::Instrument;
 
 use crate::machine::{
-    Answers, InputKind, Machine, RequestCx, Resume, Run, Step, StepError, Suspend,
+    AnswerProblem, Answers, InputKind, Machine, RequestCx, Resume, Run, Step, StepError, Suspend,
 };
 use crate::token::{Binding, PendingInput, SealInput, StateSealer};
 
@@ -65,6 +65,8 @@ struct Pending {
     state: Vec<u8>,
     /// The round the client is asked to answer (1 for the first suspension).
     round: u32,
+    /// A re-ask keeps the expiry the question already had.
+    not_after: u64,
 }
 
 /// Where the step's resume came from; decides what "ask again" re-sends.
@@ -119,18 +121,18 @@ impl Engine {
             let envelope = match self.sealer.open(token, &binding) {
                 Ok(envelope) => envelope,
                 Err(rejection) => {
-                    span.record("rejection", tracing::field::display(&rejection));
+                    span.record("rejection", rejection.reason());
                     span.record("outcome", "rejected");
                     tracing::warn!(%rejection, "requestState rejected");
                     return Err(errors::rejected_state());
                 }
             };
-            if envelope.fingerprint != descriptor.fingerprint {
-                span.record("rejection", "stale fingerprint");
+            if let Err(stale) = envelope.check_fingerprint(descriptor.fingerprint) {
+                span.record("rejection", stale.reason());
                 match self.stale_state {
                     StaleStatePolicy::Reject => {
                         span.record("outcome", "rejected");
-                        tracing::warn!("requestState sealed by another version of this machine");
+                        tracing::warn!(%stale, "requestState sealed by another version of this machine");
                         return Err(errors::rejected_state());
                     }
                     StaleStatePolicy::Restart => {
@@ -143,7 +145,7 @@ impl Engine {
                 }
             } else {
                 let pending = restore_pending(&envelope.pending).map_err(|reason| {
-                    span.record("rejection", reason.as_str());
+                    span.record("rejection", "undecodable_pending_request");
                     tracing::warn!(%reason, "requestState rejected");
                     errors::rejected_state()
                 })?;
@@ -154,6 +156,7 @@ impl Engine {
                     requests: pending,
                     state: envelope.state,
                     round: envelope.round,
+                    not_after: envelope.expires_at,
                 });
             }
         }
@@ -200,6 +203,13 @@ impl Engine {
                         pending,
                     );
                 }
+                Err(StepError::Answer(problem))
+                    if *problem.problem() == AnswerProblem::NotAsked =>
+                {
+                    // The machine took a key it never asked: its bug, not the client's.
+                    span.record("outcome", "internal error");
+                    return Err(errors::internal(&problem.to_string()));
+                }
                 Err(StepError::Answer(problem)) => {
                     tracing::info!(key = problem.key(), problem = %problem.problem(), "asking again");
                     match origin {
@@ -224,7 +234,7 @@ impl Engine {
                 }
                 Err(StepError::StateMismatch(detail)) => {
                     span.record("outcome", "rejected");
-                    span.record("rejection", "state does not decode");
+                    span.record("rejection", "undecodable_state");
                     tracing::warn!(%detail, "authentic requestState does not decode as this machine's state");
                     return Err(errors::rejected_state());
                 }
@@ -270,7 +280,7 @@ impl Engine {
         }
         let token = self
             .sealer
-            .seal(
+            .seal_expiring_by(
                 binding,
                 SealInput {
                     fingerprint,
@@ -278,6 +288,7 @@ impl Engine {
                     pending: pending_inputs,
                     state: pending.state,
                 },
+                pending.not_after,
             )
             .map_err(|e| errors::internal(&format!("cannot seal the state: {e}")))?;
         span.record("state_bytes_out", token.len());
@@ -297,6 +308,7 @@ fn into_pending(suspend: Suspend, round: u32) -> Pending {
         requests,
         state,
         round,
+        not_after: u64::MAX,
     }
 }
 

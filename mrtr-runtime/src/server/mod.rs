@@ -366,14 +366,19 @@ impl<F> McpServer<F> {
         request_state: Option<String>,
     ) -> Result<R, ErrorData>
     where
-        O: Send + 'static,
+        O: Send + 'static + WithServerInfo,
         R: From<O> + From<rmcp::model::InputRequiredResult>,
     {
         let arguments = arguments.unwrap_or_else(|| empty_arguments());
         let incoming = self.incoming(context, arguments, input_responses, request_state);
         Ok(
             match self.inner.engine.serve(machine.as_ref(), incoming).await? {
-                Answer::Complete(result) => R::from(result),
+                Answer::Complete(mut result) => {
+                    if let Some(meta) = result.meta_mut() {
+                        stamp_server_info(meta, &self.inner.info);
+                    }
+                    R::from(result)
+                }
                 Answer::InputRequired(mut result) => {
                     stamp_server_info(&mut result.meta, &self.inner.info);
                     R::from(result)
@@ -396,6 +401,30 @@ impl<F> McpServer<F> {
             capabilities: context.client_capabilities().unwrap_or_default(),
             principal: (self.inner.principal)(context),
         }
+    }
+}
+
+/// A completed result whose `_meta` can carry `serverInfo` (rmcp's `ReadResourceResult`
+/// has no `_meta`).
+trait WithServerInfo {
+    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>>;
+}
+
+impl WithServerInfo for CallToolResult {
+    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
+        Some(&mut self.meta)
+    }
+}
+
+impl WithServerInfo for GetPromptResult {
+    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
+        Some(&mut self.meta)
+    }
+}
+
+impl WithServerInfo for ReadResourceResult {
+    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
+        None
     }
 }
 
@@ -515,7 +544,14 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::with_all_items(listed_all(&self.inner.tools));
+        // Machines are listed on the first page only; later pages are the fallback's.
+        let first_page = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
+        let ours = if first_page {
+            listed_all(&self.inner.tools)
+        } else {
+            Vec::new()
+        };
+        let mut result = ListToolsResult::with_all_items(ours);
         if self.inner.fallback.get_info().capabilities.tools.is_some() {
             let more = self.inner.fallback.list_tools(request, context).await?;
             let registry = &self.inner.tools;
@@ -565,7 +601,14 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let mut result = ListPromptsResult::with_all_items(listed_all(&self.inner.prompts));
+        // Machines are listed on the first page only; later pages are the fallback's.
+        let first_page = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
+        let ours = if first_page {
+            listed_all(&self.inner.prompts)
+        } else {
+            Vec::new()
+        };
+        let mut result = ListPromptsResult::with_all_items(ours);
         if self
             .inner
             .fallback
@@ -615,7 +658,14 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let mut result = ListResourcesResult::with_all_items(listed_all(&self.inner.resources));
+        // Machines are listed on the first page only; later pages are the fallback's.
+        let first_page = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
+        let ours = if first_page {
+            listed_all(&self.inner.resources)
+        } else {
+            Vec::new()
+        };
+        let mut result = ListResourcesResult::with_all_items(ours);
         if self
             .inner
             .fallback
@@ -658,26 +708,22 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        // Machines have fixed URIs; answer an empty list when only they provide resources.
         if self
             .inner
             .fallback
             .get_info()
             .capabilities
             .resources
-            .is_some()
+            .is_none()
+            && !self.inner.resources.is_empty()
         {
-            self.inner
-                .fallback
-                .list_resource_templates(request, context)
-                .await
-        } else if !self.inner.resources.is_empty() {
-            Ok(ListResourceTemplatesResult::with_all_items(Vec::new()))
-        } else {
-            self.inner
-                .fallback
-                .list_resource_templates(request, context)
-                .await
+            return Ok(ListResourceTemplatesResult::with_all_items(Vec::new()));
         }
+        self.inner
+            .fallback
+            .list_resource_templates(request, context)
+            .await
     }
 
     async fn complete(

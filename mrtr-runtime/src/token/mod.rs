@@ -468,9 +468,32 @@ impl StateSealer {
     /// assert_ne!(a, b, "every seal draws a new nonce");
     /// ```
     pub fn seal(&self, binding: &Binding<'_>, input: SealInput) -> Result<String, SealError> {
+        self.seal_expiring_by(binding, input, u64::MAX)
+    }
+
+    /// Like [`seal`](Self::seal), but the token expires no later than `not_after` (unix
+    /// seconds). Re-asking the same question re-seals with the expiry it already had, so a
+    /// client cannot keep a round alive forever by answering wrongly.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use mrtr_runtime::token::{Binding, BoundMethod, KeyId, KeyRing, ManualClock, SealInput, SecretKey, StateSealer};
+    /// let clock = Arc::new(ManualClock::new(1_000));
+    /// let sealer = StateSealer::new(KeyRing::new(KeyId(1), SecretKey::from_bytes([1; 32]))).with_clock(clock);
+    /// let binding = Binding::new("srv", BoundMethod::ToolsCall, "t", None, None);
+    /// let input = SealInput { fingerprint: 0, round: 1, pending: vec![], state: vec![] };
+    /// let token = sealer.seal_expiring_by(&binding, input, 1_100).unwrap();
+    /// assert_eq!(sealer.open(&token, &binding).unwrap().expires_at, 1_100);
+    /// ```
+    pub fn seal_expiring_by(
+        &self,
+        binding: &Binding<'_>,
+        input: SealInput,
+        not_after: u64,
+    ) -> Result<String, SealError> {
         let mut nonce = [0u8; NONCE_LEN];
         getrandom::fill(&mut nonce).map_err(|error| SealError::Rng(error.to_string()))?;
-        self.seal_with_nonce(binding, input, nonce)
+        self.seal_with_nonce_expiring_by(binding, input, nonce, not_after)
     }
 
     /// Like [`seal`](Self::seal) but with a caller-chosen nonce. **For test vectors only:**
@@ -482,12 +505,22 @@ impl StateSealer {
         input: SealInput,
         nonce: [u8; NONCE_LEN],
     ) -> Result<String, SealError> {
+        self.seal_with_nonce_expiring_by(binding, input, nonce, u64::MAX)
+    }
+
+    fn seal_with_nonce_expiring_by(
+        &self,
+        binding: &Binding<'_>,
+        input: SealInput,
+        nonce: [u8; NONCE_LEN],
+        not_after: u64,
+    ) -> Result<String, SealError> {
         let issued_at = self.clock.now_unix_seconds();
         let mut envelope = Envelope {
             format_version: FORMAT_VERSION,
             fingerprint: input.fingerprint,
             issued_at,
-            expires_at: issued_at.saturating_add(self.ttl_seconds),
+            expires_at: issued_at.saturating_add(self.ttl_seconds).min(not_after),
             round: input.round,
             pending: input.pending,
             state: input.state,
