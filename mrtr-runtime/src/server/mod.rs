@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
+    Cursor, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     MetaObject, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
@@ -457,6 +457,8 @@ fn with_input_kinds(
 trait Listed: Sized {
     fn from_listing(listing: &Listing) -> Option<Self>;
     fn meta_mut(&mut self) -> &mut Option<MetaObject>;
+    /// The name requests address it by (tool/prompt name, resource URI).
+    fn key(&self) -> &str;
 }
 
 impl Listed for Tool {
@@ -468,6 +470,9 @@ impl Listed for Tool {
     }
     fn meta_mut(&mut self) -> &mut Option<MetaObject> {
         &mut self.meta
+    }
+    fn key(&self) -> &str {
+        &self.name
     }
 }
 
@@ -481,6 +486,9 @@ impl Listed for rmcp::model::Prompt {
     fn meta_mut(&mut self) -> &mut Option<MetaObject> {
         &mut self.meta
     }
+    fn key(&self) -> &str {
+        &self.name
+    }
 }
 
 impl Listed for rmcp::model::Resource {
@@ -493,6 +501,9 @@ impl Listed for rmcp::model::Resource {
     fn meta_mut(&mut self) -> &mut Option<MetaObject> {
         &mut self.meta
     }
+    fn key(&self) -> &str {
+        &self.uri
+    }
 }
 
 /// How one machine is listed, with its input kinds in `_meta`.
@@ -504,11 +515,27 @@ fn listed<T: Listed, O: Send + 'static>(machine: &Arc<dyn Machine<Output = O>>) 
     Some(item)
 }
 
-/// Every machine of a registry as listed, in registration order.
-fn listed_all<T: Listed, O: Send + 'static>(
+/// One page of a merged listing: the machines (on the first page only; later pages are
+/// the fallback's), then the fallback's page without the entries a machine shadows.
+fn merged_page<T: Listed, O: Send + 'static>(
     registry: &Registry<dyn Machine<Output = O>>,
-) -> Vec<T> {
-    registry.iter().filter_map(listed).collect()
+    request: Option<&PaginatedRequestParams>,
+    fallback_page: Option<(Vec<T>, Option<Cursor>)>,
+) -> (Vec<T>, Option<Cursor>) {
+    let mut items: Vec<T> = if request.and_then(|r| r.cursor.as_ref()).is_none() {
+        registry.iter().filter_map(listed).collect()
+    } else {
+        Vec::new()
+    };
+    let Some((theirs, next_cursor)) = fallback_page else {
+        return (items, None);
+    };
+    items.extend(
+        theirs
+            .into_iter()
+            .filter(|item| registry.get(item.key()).is_none()),
+    );
+    (items, next_cursor)
 }
 
 fn empty_arguments() -> &'static JsonObject {
@@ -544,24 +571,16 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        // Machines are listed on the first page only; later pages are the fallback's.
-        let first_page = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
-        let ours = if first_page {
-            listed_all(&self.inner.tools)
+        let fallback = &self.inner.fallback;
+        let fallback_page = if fallback.get_info().capabilities.tools.is_some() {
+            let page = fallback.list_tools(request.clone(), context).await?;
+            Some((page.tools, page.next_cursor))
         } else {
-            Vec::new()
+            None
         };
-        let mut result = ListToolsResult::with_all_items(ours);
-        if self.inner.fallback.get_info().capabilities.tools.is_some() {
-            let more = self.inner.fallback.list_tools(request, context).await?;
-            let registry = &self.inner.tools;
-            result.tools.extend(
-                more.tools
-                    .into_iter()
-                    .filter(|t| registry.get(&t.name).is_none()),
-            );
-            result.next_cursor = more.next_cursor;
-        }
+        let (items, next_cursor) = merged_page(&self.inner.tools, request.as_ref(), fallback_page);
+        let mut result = ListToolsResult::with_all_items(items);
+        result.next_cursor = next_cursor;
         Ok(result)
     }
 
@@ -601,31 +620,17 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        // Machines are listed on the first page only; later pages are the fallback's.
-        let first_page = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
-        let ours = if first_page {
-            listed_all(&self.inner.prompts)
+        let fallback = &self.inner.fallback;
+        let fallback_page = if fallback.get_info().capabilities.prompts.is_some() {
+            let page = fallback.list_prompts(request.clone(), context).await?;
+            Some((page.prompts, page.next_cursor))
         } else {
-            Vec::new()
+            None
         };
-        let mut result = ListPromptsResult::with_all_items(ours);
-        if self
-            .inner
-            .fallback
-            .get_info()
-            .capabilities
-            .prompts
-            .is_some()
-        {
-            let more = self.inner.fallback.list_prompts(request, context).await?;
-            let registry = &self.inner.prompts;
-            result.prompts.extend(
-                more.prompts
-                    .into_iter()
-                    .filter(|p| registry.get(&p.name).is_none()),
-            );
-            result.next_cursor = more.next_cursor;
-        }
+        let (items, next_cursor) =
+            merged_page(&self.inner.prompts, request.as_ref(), fallback_page);
+        let mut result = ListPromptsResult::with_all_items(items);
+        result.next_cursor = next_cursor;
         Ok(result)
     }
 
@@ -658,31 +663,17 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        // Machines are listed on the first page only; later pages are the fallback's.
-        let first_page = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
-        let ours = if first_page {
-            listed_all(&self.inner.resources)
+        let fallback = &self.inner.fallback;
+        let fallback_page = if fallback.get_info().capabilities.resources.is_some() {
+            let page = fallback.list_resources(request.clone(), context).await?;
+            Some((page.resources, page.next_cursor))
         } else {
-            Vec::new()
+            None
         };
-        let mut result = ListResourcesResult::with_all_items(ours);
-        if self
-            .inner
-            .fallback
-            .get_info()
-            .capabilities
-            .resources
-            .is_some()
-        {
-            let more = self.inner.fallback.list_resources(request, context).await?;
-            let registry = &self.inner.resources;
-            result.resources.extend(
-                more.resources
-                    .into_iter()
-                    .filter(|r| registry.get(&r.uri).is_none()),
-            );
-            result.next_cursor = more.next_cursor;
-        }
+        let (items, next_cursor) =
+            merged_page(&self.inner.resources, request.as_ref(), fallback_page);
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = next_cursor;
         Ok(result)
     }
 
