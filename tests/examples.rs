@@ -33,7 +33,7 @@ use rmcp::model::{
     SamplingMessageContentBlock,
 };
 use serde_json::{Value, json};
-use vault_resource::{APPROVAL_URL, vault_keys};
+use vault_resource::{record_approval, request_id_of, vault_keys};
 
 // ---------------------------------------------------------------- in-process (Harness)
 
@@ -505,8 +505,9 @@ async fn explain_prompt_declined_topic_asks_the_model_to_ask() {
 }
 
 #[tokio::test]
-async fn vault_resource_needs_url_consent() {
-    let mut url_seen = String::new();
+async fn vault_resource_needs_approval_recorded_by_its_page() {
+    // `accept` without the page's record: asked again, twice, then the page approves.
+    let mut urls_seen = Vec::new();
     let transcript = Harness::new()
         .drive(&vault_keys, json!({}), |key, request| {
             assert_eq!(key, "consent");
@@ -515,14 +516,25 @@ async fn vault_resource_needs_url_consent() {
                 ..
             }) = request
             {
-                url_seen = url.clone();
+                urls_seen.push(url.clone());
+                if urls_seen.len() == 3 {
+                    record_approval(request_id_of(url).expect("an approval URL"));
+                }
             }
             json!({"action": "accept"})
         })
         .await
         .unwrap();
-    assert_eq!(url_seen, APPROVAL_URL);
-    assert_eq!(transcript.rounds.len(), 1);
+    assert_eq!(transcript.rounds.len(), 3);
+    assert!(
+        urls_seen.iter().all(|url| url == &urls_seen[0]),
+        "one request id per flow"
+    );
+    assert!(
+        urls_seen[0].contains("/approve?request="),
+        "{}",
+        urls_seen[0]
+    );
     let contents = serde_json::to_value(&transcript.output.contents[0]).unwrap();
     assert_eq!(contents["uri"], "vault://team/keys");
     assert!(contents["text"].as_str().unwrap().starts_with("deploy-key"));
@@ -590,7 +602,15 @@ fn handlers(script: Script, roots: Vec<String>) -> InputHandlers {
         })
         .on_elicit_url(move |request| {
             let answer = next_answer(&script, &request.key);
-            async move { answer }
+            async move {
+                // The user's browser: open the approval page and press its button.
+                reqwest::Client::new()
+                    .post(&request.url)
+                    .send()
+                    .await
+                    .map_err(|error| HandlerError::failed(error.to_string()))?;
+                answer
+            }
         })
         .on_sample(|_request| async {
             Ok(CreateMessageResult::new(

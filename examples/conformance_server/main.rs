@@ -13,11 +13,8 @@ mod mrtr_fixtures;
 
 use std::{net::SocketAddr, path::PathBuf};
 
-use axum::serve::ListenerExt;
 use clap::Parser;
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-};
+use mrtr::server::http::HttpServing;
 
 use crate::fixtures::OrdinaryFixtures;
 use mrtr::server::McpServer;
@@ -44,10 +41,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let options = Options::parse();
 
-    let listener =
-        tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], options.port))).await?;
-    let address = listener.local_addr()?;
-    let router = axum::Router::new().nest_service("/mcp", mcp_service());
+    let server = mrtr_fixtures::register(McpServer::builder("mrtr-conformance-fixtures"))
+        .build_with(OrdinaryFixtures::new())?;
+    // The production entry point: stateless 2026-07-28, JSON responses, TCP_NODELAY,
+    // Origin/Host checks, timeouts and caps, graceful shutdown on SIGTERM/ctrl-c.
+    let bound = HttpServing::new(server)
+        .bind(SocketAddr::from(([127, 0, 0, 1], options.port)))
+        .await?;
+    let address = bound.local_addr();
 
     if let Some(port_file) = &options.port_file {
         // Rename so a poller never reads a half-written number.
@@ -56,31 +57,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::rename(&partial, port_file)?;
     }
     println!("conformance fixture server listening on http://{address}/mcp");
-
-    // Without TCP_NODELAY a streamed reply's last small write waits for the client's delayed
-    // ACK (~40 ms per request; see docs/performance.md).
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    bound.serve().await?;
     Ok(())
-}
-
-/// rmcp's Streamable HTTP service, configured for the stateless 2026-07-28 wire.
-fn mcp_service() -> StreamableHttpService<McpServer<OrdinaryFixtures>, LocalSessionManager> {
-    let config = StreamableHttpServerConfig::default()
-        // 2026-07-28 has no sessions; every POST stands alone.
-        .with_legacy_session_mode(false)
-        // Plain JSON unless a handler streams notifications first (progress), then SSE.
-        .with_json_response(true)
-        // Reject requests that lack MCP-Protocol-Version / `_meta` protocolVersion up front.
-        .with_stateless_protocol_metadata_required(true);
-    let server = mrtr_fixtures::register(McpServer::builder("mrtr-conformance-fixtures"))
-        .build_with(OrdinaryFixtures::new())
-        .expect("MRTR_KEYS, when set, is well formed");
-    StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config)
 }

@@ -27,7 +27,12 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
-use mrtr::client::DriverConfig;
+use futures::future::BoxFuture;
+use mrtr::client::{
+    DriverConfig, FormElicitation, HandlerError, InputHandler, InputKinds, MrtrClient,
+    RootsRequest, SamplingRequest, UrlElicitation,
+};
+use mrtr::rmcp::model::{CreateMessageResult, ElicitResult, ListRootsResult};
 use mrtr::rmcp::transport::StreamableHttpClientTransport;
 use mrtr::terminal::{self, Action, AnswerOptions, AnswerScript, SampleSource, TerminalAnswers};
 use serde_json::json;
@@ -62,6 +67,53 @@ enum Flow {
     Vault,
 }
 
+/// Scripted answers plus a stand-in for the user's browser: before answering a URL
+/// elicitation it opens the page and presses its button (the vault's approval page
+/// records the approval out of band; `accept` alone proves nothing).
+struct ScriptedBrowser(TerminalAnswers);
+
+impl InputHandler for ScriptedBrowser {
+    fn supported(&self) -> InputKinds {
+        self.0.supported()
+    }
+
+    fn elicit(
+        &self,
+        request: FormElicitation,
+    ) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
+        self.0.elicit(request)
+    }
+
+    fn elicit_url(
+        &self,
+        request: UrlElicitation,
+    ) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
+        Box::pin(async move {
+            println!("   (browser) POST {}", request.url);
+            reqwest::Client::new()
+                .post(&request.url)
+                .send()
+                .await
+                .map_err(|error| HandlerError::failed(error.to_string()))?;
+            self.0.elicit_url(request).await
+        })
+    }
+
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'_, Result<CreateMessageResult, HandlerError>> {
+        self.0.sample(request)
+    }
+
+    fn list_roots(
+        &self,
+        request: RootsRequest,
+    ) -> BoxFuture<'_, Result<ListRootsResult, HandlerError>> {
+        self.0.list_roots(request)
+    }
+}
+
 /// A throwaway folder with a few loose files, offered as the client's root.
 fn sample_workspace() -> std::io::Result<PathBuf> {
     let dir = std::env::temp_dir().join(format!("mrtr-demo-{}", std::process::id()));
@@ -88,24 +140,27 @@ async fn main() -> anyhow::Result<()> {
             "Two pad thai and a tiramisu, all for table four — thanks, kitchen!".into(),
         )),
     };
-    let (answers, source) = match &cli.answers {
+    let (answers, source, scripted) = match &cli.answers {
         Some(path) => {
             let text = std::fs::read_to_string(path)?;
             let script = AnswerScript::from_json(&text).map_err(anyhow::Error::msg)?;
             (
                 TerminalAnswers::scripted(script, options),
                 path.display().to_string(),
+                true,
             )
         }
         None if std::io::stdin().is_terminal() => (
             TerminalAnswers::interactive(options),
             "you, at this terminal".to_string(),
+            false,
         ),
         None => {
             let script = AnswerScript::from_json(SCRIPTED_ANSWERS).map_err(anyhow::Error::msg)?;
             (
                 TerminalAnswers::scripted(script, options),
                 "examples/demo/answers.json (no TTY)".to_string(),
+                true,
             )
         }
     };
@@ -143,9 +198,16 @@ async fn main() -> anyhow::Result<()> {
         Action::List => {}
     }
 
-    let client = terminal::connect(StreamableHttpClientTransport::from_uri(url), answers)
-        .await?
-        .with_config(DriverConfig::default());
+    let transport = StreamableHttpClientTransport::from_uri(url);
+    let client = if scripted {
+        // Without a person at a browser, the script visits the approval page itself.
+        MrtrClient::connect(transport, ScriptedBrowser(answers))
+            .await?
+            .with_observer(terminal::Transcript)
+    } else {
+        terminal::connect(transport, answers).await?
+    }
+    .with_config(DriverConfig::default());
     let outcome = terminal::run(&client, &action).await;
     client.close().await;
     server_task.abort();

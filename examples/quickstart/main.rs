@@ -14,7 +14,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
-use axum::serve::ListenerExt as _;
 use clap::{Parser, Subcommand};
 use mrtr::rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
@@ -22,9 +21,6 @@ use mrtr::rmcp::model::{
     ProtocolVersion, Role, SamplingMessage, SamplingMessageContentBlock,
 };
 use mrtr::rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext};
-use mrtr::rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
-};
 use mrtr::rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use mrtr::server::McpServer;
 use release_wizard::PlanRelease;
@@ -111,27 +107,19 @@ impl ClientHandler for ScriptedUser {
     }
 }
 
+/// Serves over Streamable HTTP with the production defaults (timeouts, connection cap,
+/// body cap, Origin check, graceful shutdown on SIGTERM/ctrl-c) in a background task.
 async fn serve_http(addr: SocketAddr) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
-    let server = server()?;
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default(),
-    );
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let bound = listener.local_addr()?;
-    let router = axum::Router::new().nest_service("/mcp", service);
-    // Without TCP_NODELAY a streamed reply's last small write waits for the client's
-    // delayed ACK: ~40 ms per request on Linux (see docs/performance.md).
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
+    let bound = mrtr::server::http::HttpServing::new(server()?)
+        .bind(addr)
+        .await?;
+    let address = bound.local_addr();
     let handle = tokio::spawn(async move {
-        if let Err(error) = axum::serve(listener, router).await {
+        if let Err(error) = bound.serve().await {
             eprintln!("server stopped: {error}");
         }
     });
-    Ok((bound, handle))
+    Ok((address, handle))
 }
 
 async fn scripted_call() -> anyhow::Result<()> {

@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --example showcase -- serve-stdio
 //! cargo run --example showcase -- serve-http 127.0.0.1:8080
+//! cargo run --example showcase -- serve-http 127.0.0.1:8080 --body-timeout 10 --max-connections 256
 //! cargo run --bin mrtr -- stdio --call deploy_wizard --args '{"service":"api"}' -- target/debug/examples/showcase serve-stdio
 //! ```
 
@@ -18,6 +19,8 @@ mod server;
 mod vault_resource;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use mrtr::rmcp::ServiceExt as _;
@@ -33,8 +36,60 @@ struct Cli {
 enum Mode {
     /// Serve over stdio.
     ServeStdio,
-    /// Serve over Streamable HTTP at ADDR (a loopback address), path /mcp.
-    ServeHttp { addr: SocketAddr },
+    /// Serve over Streamable HTTP at ADDR (a loopback address), path /mcp, until SIGTERM or ctrl-c.
+    ServeHttp {
+        addr: SocketAddr,
+        #[command(flatten)]
+        knobs: Knobs,
+    },
+}
+
+/// Serving knobs (`mrtr::server::http::HttpServing`); unset ones keep its defaults.
+#[derive(clap::Args)]
+struct Knobs {
+    /// Once listening, write the bound port to this file (written whole, then renamed).
+    #[arg(long)]
+    port_file: Option<PathBuf>,
+    /// Seconds a connection may take to send a request head (also the idle keep-alive timeout).
+    #[arg(long, value_name = "SECS")]
+    header_read_timeout: Option<f64>,
+    /// Seconds a whole request body may take to arrive.
+    #[arg(long, value_name = "SECS")]
+    body_timeout: Option<f64>,
+    /// Largest request body in bytes.
+    #[arg(long, value_name = "BYTES")]
+    max_body_bytes: Option<usize>,
+    /// Connections served at once.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+    /// Seconds in-flight requests get to finish after SIGTERM or ctrl-c.
+    #[arg(long, value_name = "SECS")]
+    shutdown_grace: Option<f64>,
+}
+
+impl Knobs {
+    fn apply(
+        &self,
+        mut serving: mrtr::server::http::HttpServing,
+    ) -> mrtr::server::http::HttpServing {
+        let seconds = Duration::from_secs_f64;
+        if let Some(secs) = self.header_read_timeout {
+            serving = serving.header_read_timeout(seconds(secs));
+        }
+        if let Some(secs) = self.body_timeout {
+            serving = serving.body_timeout(seconds(secs));
+        }
+        if let Some(bytes) = self.max_body_bytes {
+            serving = serving.max_body_bytes(bytes);
+        }
+        if let Some(connections) = self.max_connections {
+            serving = serving.max_connections(connections);
+        }
+        if let Some(secs) = self.shutdown_grace {
+            serving = serving.shutdown_grace(seconds(secs));
+        }
+        serving
+    }
 }
 
 #[tokio::main]
@@ -50,10 +105,17 @@ async fn main() -> anyhow::Result<()> {
                 .await?;
             running.waiting().await?;
         }
-        Mode::ServeHttp { addr } => {
-            let (bound, task) = server::serve_http(addr).await?;
+        Mode::ServeHttp { addr, knobs } => {
+            let (bound, task) =
+                server::serve_http_with(addr, |serving| knobs.apply(serving)).await?;
+            if let Some(port_file) = &knobs.port_file {
+                let partial = port_file.with_extension("partial");
+                std::fs::write(&partial, bound.port().to_string())?;
+                std::fs::rename(&partial, port_file)?;
+            }
             eprintln!("serving on http://{bound}/mcp");
             task.await?;
+            eprintln!("stopped: in-flight requests finished");
         }
     }
     Ok(())

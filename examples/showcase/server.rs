@@ -1,6 +1,9 @@
 //! The showcase server: every example tool, prompt and resource on one [`McpServer`].
 
+use std::net::SocketAddr;
+
 use mrtr::server::McpServer;
+use mrtr::server::http::HttpServing;
 
 use crate::deploy_wizard::deploy_wizard;
 use crate::explain_prompt::explain_prompt;
@@ -19,33 +22,29 @@ pub fn showcase_server() -> anyhow::Result<McpServer> {
         .build()?)
 }
 
-/// Serves the showcase over Streamable HTTP (stateless) at `addr`, in a background task;
-/// returns the bound address and the task.
+/// Serves the showcase over Streamable HTTP at `addr` with the production defaults, in a
+/// background task that stops on SIGTERM or ctrl-c; returns the bound address and the task.
+#[allow(dead_code)] // `main.rs` uses `serve_http_with`; the demo and tests use this
 pub async fn serve_http(
-    addr: std::net::SocketAddr,
-) -> anyhow::Result<(std::net::SocketAddr, tokio::task::JoinHandle<()>)> {
-    use axum::serve::ListenerExt as _;
-    use mrtr::rmcp::transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
-    };
+    addr: SocketAddr,
+) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
+    serve_http_with(addr, |serving| serving).await
+}
 
-    let server = showcase_server()?;
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        std::sync::Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default(),
-    );
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let bound = listener.local_addr()?;
-    let router = axum::Router::new().nest_service("/mcp", service);
-    // Without TCP_NODELAY each streamed reply's last write waits for a delayed ACK (~40 ms).
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
+/// Like [`serve_http`], with the serving knobs adjusted by `tune`.
+#[allow(dead_code)] // the demo and the tests that include this file use `serve_http`
+pub async fn serve_http_with(
+    addr: SocketAddr,
+    tune: impl FnOnce(HttpServing) -> HttpServing,
+) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
+    let bound = tune(HttpServing::new(showcase_server()?))
+        .bind(addr)
+        .await?;
+    let address = bound.local_addr();
     let task = tokio::spawn(async move {
-        if let Err(error) = axum::serve(listener, router).await {
+        if let Err(error) = bound.serve().await {
             eprintln!("showcase server stopped: {error}");
         }
     });
-    Ok((bound, task))
+    Ok((address, task))
 }

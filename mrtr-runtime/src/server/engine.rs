@@ -290,7 +290,15 @@ impl Engine {
                 },
                 pending.not_after,
             )
-            .map_err(|e| errors::internal(&format!("cannot seal the state: {e}")))?;
+            .map_err(|e| match e {
+                // The client's arguments or answers made the state too big: its input, so
+                // invalid params, and only a rate-limited WARN (clients cannot flood the log).
+                crate::token::SealError::TooLarge { size, limit } => {
+                    span.record("outcome", "state too large");
+                    errors::state_too_large(size, limit)
+                }
+                other => errors::internal(&format!("cannot seal the state: {other}")),
+            })?;
         span.record("state_bytes_out", token.len());
         span.record("outcome", "input_required");
         let requests: BTreeMap<String, InputRequest> = pending.requests.into_iter().collect();

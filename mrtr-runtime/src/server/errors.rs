@@ -7,6 +7,8 @@ use rmcp::ErrorData;
 use rmcp::model::ClientCapabilities;
 use serde_json::Value;
 
+use super::ratelimit::RateLimited;
+
 use crate::machine::InputKind;
 use crate::token::REJECTED_STATE_MESSAGE;
 
@@ -82,6 +84,46 @@ pub(crate) fn unparsable_params(method: &str, params: Option<&Value>) -> Option<
         ),
         None,
     ))
+}
+
+/// `-32602` for a call whose next state would exceed the size cap: it grew from the
+/// client's arguments or answers. Logged at WARN at most once a minute per process, with
+/// the count of the ones skipped.
+pub(crate) fn state_too_large(size: usize, limit: usize) -> ErrorData {
+    static LOG: std::sync::LazyLock<RateLimited> =
+        std::sync::LazyLock::new(|| RateLimited::new(std::time::Duration::from_secs(60)));
+    LOG.warn(|skipped| {
+        tracing::warn!(
+            size,
+            limit,
+            skipped,
+            "refused a call whose requestState would exceed the size limit (client input too large)"
+        );
+    });
+    ErrorData::invalid_params(
+        format!(
+            "the arguments and answers of this call are too large: its requestState would be \
+             {size} bytes, over this server's {limit}-byte limit; send smaller input"
+        ),
+        None,
+    )
+}
+
+/// `-32602` for a tool or prompt this server does not have (the method exists; the
+/// name is the invalid parameter).
+pub(crate) fn unknown(kind: &str, name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("unknown {kind}: `{name}`"),
+        Some(serde_json::json!({ "name": name })),
+    )
+}
+
+/// `-32602` for a resource this server does not have (2026-07-28's resource-not-found).
+pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("resource not found: `{uri}`"),
+        Some(serde_json::json!({ "uri": uri })),
+    )
 }
 
 /// `-32603` for a machine bug; the detail is logged, not sent.

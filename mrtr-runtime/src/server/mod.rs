@@ -18,7 +18,9 @@
 
 pub(crate) mod engine;
 mod errors;
+pub mod http;
 mod principal;
+mod ratelimit;
 mod registry;
 
 use std::sync::Arc;
@@ -74,12 +76,16 @@ impl ServerHandler for NoFallback {}
 /// ```
 pub struct McpServer<F = NoFallback> {
     inner: Arc<Inner<F>>,
+    /// Advertise only the versions served statelessly (2026-07-28 on): set by
+    /// [`http::HttpServing`], which serves no legacy session.
+    modern_only: bool,
 }
 
 impl<F> Clone for McpServer<F> {
     fn clone(&self) -> Self {
         McpServer {
             inner: Arc::clone(&self.inner),
+            modern_only: self.modern_only,
         }
     }
 }
@@ -316,6 +322,7 @@ impl McpServerBuilder {
         }
         let audience = self.audience.unwrap_or_else(|| self.info.name.clone());
         Ok(McpServer {
+            modern_only: false,
             inner: Arc::new(Inner {
                 engine: Engine {
                     sealer,
@@ -336,6 +343,12 @@ impl McpServerBuilder {
 }
 
 impl<F> McpServer<F> {
+    /// This server advertising only the protocol versions served without sessions.
+    pub(crate) fn modern_only(mut self) -> Self {
+        self.modern_only = true;
+        self
+    }
+
     /// The audience bound into this server's tokens.
     ///
     /// ```
@@ -404,8 +417,7 @@ impl<F> McpServer<F> {
     }
 }
 
-/// A completed result whose `_meta` can carry `serverInfo` (rmcp's `ReadResourceResult`
-/// has no `_meta`).
+/// A result whose `_meta` carries `serverInfo`.
 trait WithServerInfo {
     fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>>;
 }
@@ -424,7 +436,54 @@ impl WithServerInfo for GetPromptResult {
 
 impl WithServerInfo for ReadResourceResult {
     fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
-        None
+        Some(&mut self.meta)
+    }
+}
+
+macro_rules! with_server_info_meta {
+    ($($result:ty),*) => {$(
+        impl WithServerInfo for $result {
+            fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
+                Some(&mut self.meta)
+            }
+        }
+    )*};
+}
+
+with_server_info_meta!(
+    ListToolsResult,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    CompleteResult
+);
+
+impl<F> McpServer<F> {
+    /// Stamps `serverInfo` into a result's `_meta` (2026-07-28 asks it of every result).
+    fn stamped<R: WithServerInfo>(&self, mut result: R) -> R {
+        if let Some(meta) = result.meta_mut() {
+            stamp_server_info(meta, &self.inner.info);
+        }
+        result
+    }
+
+    /// A fallback's answer to a tools/call, prompts/get or resources/read: stamped when it
+    /// completed; `-32601` (the fallback serves no such method) becomes `-32602` naming the
+    /// unknown item when this server advertises the method's capability.
+    fn from_fallback<T>(
+        &self,
+        advertised: bool,
+        answer: Result<T, ErrorData>,
+        unknown: impl FnOnce() -> ErrorData,
+        stamp: impl FnOnce(&Self, T) -> T,
+    ) -> Result<T, ErrorData> {
+        match answer {
+            Ok(answer) => Ok(stamp(self, answer)),
+            Err(error) if advertised && error.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {
+                Err(unknown())
+            }
+            Err(error) => Err(error),
+        }
     }
 }
 
@@ -563,7 +622,21 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
     fn supported_protocol_versions(
         &self,
     ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
-        self.inner.fallback.supported_protocol_versions()
+        let versions = self.inner.fallback.supported_protocol_versions();
+        if !self.modern_only {
+            return versions;
+        }
+        let modern = rmcp::model::ProtocolVersion::V_2026_07_28;
+        let served: Vec<_> = versions
+            .iter()
+            .filter(|version| version.as_str() >= modern.as_str())
+            .cloned()
+            .collect();
+        if served.is_empty() {
+            std::borrow::Cow::Owned(vec![modern])
+        } else {
+            std::borrow::Cow::Owned(served)
+        }
     }
 
     async fn list_tools(
@@ -581,7 +654,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         let (items, next_cursor) = merged_page(&self.inner.tools, request.as_ref(), fallback_page);
         let mut result = ListToolsResult::with_all_items(items);
         result.next_cursor = next_cursor;
-        Ok(result)
+        Ok(self.stamped(result))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -597,7 +670,18 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(machine) = self.inner.tools.get(&request.name).cloned() else {
-            return self.inner.fallback.call_tool(request, context).await;
+            let name = request.name.clone();
+            let answer = self.inner.fallback.call_tool(request, context).await;
+            let advertised = self.get_info().capabilities.tools.is_some();
+            return self.from_fallback(
+                advertised,
+                answer,
+                || errors::unknown("tool", &name),
+                |server, answer| match answer {
+                    CallToolResponse::Complete(result) => server.stamped(result).into(),
+                    other => other,
+                },
+            );
         };
         let CallToolRequestParams {
             arguments,
@@ -631,7 +715,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             merged_page(&self.inner.prompts, request.as_ref(), fallback_page);
         let mut result = ListPromptsResult::with_all_items(items);
         result.next_cursor = next_cursor;
-        Ok(result)
+        Ok(self.stamped(result))
     }
 
     async fn get_prompt(
@@ -640,7 +724,18 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let Some(machine) = self.inner.prompts.get(&request.name).cloned() else {
-            return self.inner.fallback.get_prompt(request, context).await;
+            let name = request.name.clone();
+            let answer = self.inner.fallback.get_prompt(request, context).await;
+            let advertised = self.get_info().capabilities.prompts.is_some();
+            return self.from_fallback(
+                advertised,
+                answer,
+                || errors::unknown("prompt", &name),
+                |server, answer| match answer {
+                    GetPromptResponse::Complete(result) => server.stamped(result).into(),
+                    other => other,
+                },
+            );
         };
         let GetPromptRequestParams {
             arguments,
@@ -674,7 +769,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             merged_page(&self.inner.resources, request.as_ref(), fallback_page);
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next_cursor;
-        Ok(result)
+        Ok(self.stamped(result))
     }
 
     async fn read_resource(
@@ -683,7 +778,18 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let Some(machine) = self.inner.resources.get(&request.uri).cloned() else {
-            return self.inner.fallback.read_resource(request, context).await;
+            let uri = request.uri.clone();
+            let answer = self.inner.fallback.read_resource(request, context).await;
+            let advertised = self.get_info().capabilities.resources.is_some();
+            return self.from_fallback(
+                advertised,
+                answer,
+                || errors::resource_not_found(&uri),
+                |server, answer| match answer {
+                    ReadResourceResponse::Complete(result) => server.stamped(result).into(),
+                    other => other,
+                },
+            );
         };
         let ReadResourceRequestParams {
             input_responses,
@@ -709,12 +815,13 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             .is_none()
             && !self.inner.resources.is_empty()
         {
-            return Ok(ListResourceTemplatesResult::with_all_items(Vec::new()));
+            return Ok(self.stamped(ListResourceTemplatesResult::with_all_items(Vec::new())));
         }
         self.inner
             .fallback
             .list_resource_templates(request, context)
             .await
+            .map(|result| self.stamped(result))
     }
 
     async fn complete(
@@ -722,7 +829,11 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.inner.fallback.complete(request, context).await
+        self.inner
+            .fallback
+            .complete(request, context)
+            .await
+            .map(|result| self.stamped(result))
     }
 
     fn accepted_subscription_filter(

@@ -187,6 +187,15 @@ pub enum KeyRingError {
         /// 1-based position of the entry, when parsing a key ring.
         entry: Option<usize>,
     },
+    /// The key is written in the base64url alphabet but has a length no 32-byte key has
+    /// (e.g. it was truncated when pasted).
+    #[error("{}the key is {chars} characters long; a 32-byte key is 43 base64url characters (44 with one `=`)", entry_prefix(*.entry))]
+    WrongKeyTextLength {
+        /// 1-based position of the entry, when parsing a key ring.
+        entry: Option<usize>,
+        /// Length of the key text in characters.
+        chars: usize,
+    },
     /// The key does not decode to exactly 32 bytes.
     #[error("{}the key decodes to {len} bytes; it must be exactly 32 bytes (43 base64url characters)", entry_prefix(*.entry))]
     WrongKeyLength {
@@ -213,10 +222,39 @@ fn entry_prefix(entry: Option<usize>) -> String {
     entry.map_or_else(String::new, |entry| format!("MRTR_KEYS entry {entry}: "))
 }
 
+/// Warns that states are sealed with a process-local key: through `tracing` when a
+/// subscriber would show the WARN, else on stderr once per process, so a server started
+/// without `MRTR_KEYS` and without logging set up still says so.
+fn warn_process_local_key() {
+    let message = format!(
+        "no {KEYS_ENV_VAR} configured: sealing requestState with a random process-local key; \
+         tokens will not survive a restart or open on another instance. Multi-instance \
+         deployments must share a key via {KEYS_ENV_VAR}=<kid>:<base64url 32-byte key>"
+    );
+    if tracing::enabled!(tracing::Level::WARN) {
+        tracing::warn!("{message}");
+        return;
+    }
+    static TOLD_STDERR: std::sync::Once = std::sync::Once::new();
+    TOLD_STDERR.call_once(|| eprintln!("WARN mrtr: {message}"));
+}
+
 fn decode_key(text: &str, entry: Option<usize>) -> Result<SecretKey, KeyRingError> {
-    let mut bytes = KEY_BASE64
-        .decode(text)
-        .map_err(|_| KeyRingError::BadBase64 { entry })?;
+    let mut bytes = KEY_BASE64.decode(text).map_err(|_| {
+        // Every character valid but still undecodable: the length is what is wrong.
+        let alphabet_only = text
+            .trim_end_matches('=')
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if alphabet_only && !text.is_empty() {
+            KeyRingError::WrongKeyTextLength {
+                entry,
+                chars: text.chars().count(),
+            }
+        } else {
+            KeyRingError::BadBase64 { entry }
+        }
+    })?;
     let result = <[u8; SecretKey::LEN]>::try_from(bytes.as_slice())
         .map(SecretKey)
         .map_err(|_| KeyRingError::WrongKeyLength {
@@ -378,11 +416,7 @@ impl KeyRing {
     /// ```
     pub fn generate_process_local() -> Result<Self, KeyRingError> {
         let key = SecretKey::generate()?;
-        tracing::warn!(
-            "no {KEYS_ENV_VAR} configured: sealing requestState with a random process-local key; \
-             tokens will not survive a restart or open on another instance. Multi-instance \
-             deployments must share a key via {KEYS_ENV_VAR}=<kid>:<base64url 32-byte key>"
-        );
+        warn_process_local_key();
         Ok(Self::new(KeyId(0), key))
     }
 
@@ -488,6 +522,14 @@ mod tests {
                 KeyRingError::WrongKeyLength {
                     entry: Some(1),
                     len: 3,
+                },
+            ),
+            (
+                // Every character is base64url; five of them decode to nothing.
+                "1:short".to_owned(),
+                KeyRingError::WrongKeyTextLength {
+                    entry: Some(1),
+                    chars: 5,
                 },
             ),
             (

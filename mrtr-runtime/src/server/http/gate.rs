@@ -1,0 +1,413 @@
+//! The request gate in front of rmcp's Streamable HTTP service: it reads the body under
+//! a deadline, refuses what is not one JSON-RPC message with the JSON-RPC error JSON-RPC
+//! asks for, and turns rmcp's plain-text HTTP errors into JSON-RPC error bodies. It also
+//! drops the `elicitationId` rmcp still writes into URL-mode elicitations (2026-07-28
+//! removed the field; rmcp's type always serializes it).
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use bytes::Bytes;
+use http::{HeaderValue, Method, StatusCode, header};
+use http_body_util::BodyExt;
+use rmcp::ErrorData;
+use rmcp::model::{ErrorCode, JsonRpcError, RequestId};
+use serde_json::Value;
+
+/// The request-level limits the gate enforces.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub(super) body_timeout: Duration,
+    pub(super) max_body_bytes: usize,
+}
+
+/// What rmcp writes for an absent elicitation id; only then is there anything to drop.
+const EMPTY_ELICITATION_ID: &[u8] = br#""elicitationId":"""#;
+
+/// The axum middleware.
+pub(super) async fn gate(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+    if request
+        .headers()
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        // Which one would decide the principal is ambiguous: refuse, do not pick.
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "more than one Authorization header; send exactly one".into(),
+        );
+    }
+    if request.method() != Method::POST {
+        // rmcp answers 405 for anything but POST; its body becomes JSON below.
+        return jsonrpc_errors(next.run(request).await, None).await;
+    }
+    if !is_json(request.headers()) {
+        return error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "Content-Type must be application/json".into(),
+        );
+    }
+    let (parts, body) = request.into_parts();
+    let body = match tokio::time::timeout(limits.body_timeout, body.collect()).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(error)) if is_length_limit(&error) => {
+            return closing(error_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "the request body exceeds this server's {} bytes",
+                    limits.max_body_bytes
+                ),
+            ));
+        }
+        Ok(Err(_)) => {
+            return closing(error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "the request body could not be read".into(),
+            ));
+        }
+        Err(_elapsed) => {
+            return closing(error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "the request body did not arrive within {} ms",
+                    limits.body_timeout.as_millis()
+                ),
+            ));
+        }
+    };
+    let id = match check_message(&body) {
+        Ok(id) => id,
+        Err(refusal) => return refusal,
+    };
+    let response = next.run(Request::from_parts(parts, Body::from(body))).await;
+    jsonrpc_errors(response, id).await
+}
+
+/// For responses made outside the gate (the body limit's 413): plain-text errors become
+/// JSON-RPC errors.
+pub(super) async fn outer_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value.starts_with("application/json") || value.starts_with("text/event-stream")
+        });
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let json = jsonrpc_errors(response, None).await;
+    // An oversized body was not read: the connection cannot carry another request.
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        closing(json)
+    } else {
+        json
+    }
+}
+
+fn is_json(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn is_length_limit(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = source {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
+/// Checks that `body` is one JSON-RPC 2.0 message and returns its id (if it has a valid
+/// one), or the error response to send instead.
+#[allow(clippy::result_large_err)] // the refusal is the response itself
+fn check_message(body: &[u8]) -> Result<Option<RequestId>, Response> {
+    let message: Value = serde_json::from_slice(body).map_err(|error| {
+        error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorCode::PARSE_ERROR,
+            format!("the body is not JSON (or not UTF-8): {error}"),
+        )
+    })?;
+    let object = match message {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err(invalid_request(
+                None,
+                "batches are not supported: send one JSON-RPC message per POST",
+            ));
+        }
+        _ => {
+            return Err(invalid_request(
+                None,
+                "a JSON-RPC message must be an object",
+            ));
+        }
+    };
+    let id = match object.get("id") {
+        None => None,
+        Some(id @ Value::String(_)) => serde_json::from_value(id.clone()).ok(),
+        Some(Value::Number(number)) if number.is_i64() || number.is_u64() => {
+            serde_json::from_value(Value::Number(number.clone())).ok()
+        }
+        Some(_) => {
+            return Err(invalid_request(
+                None,
+                "the id must be a string or an integer",
+            ));
+        }
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(invalid_request(id, r#""jsonrpc" must be "2.0""#));
+    }
+    match object.get("method") {
+        Some(Value::String(_)) => {}
+        Some(_) => return Err(invalid_request(id, "the method must be a string")),
+        None if object.contains_key("result") || object.contains_key("error") => {}
+        None => return Err(invalid_request(id, "the message has no method")),
+    }
+    Ok(id)
+}
+
+fn invalid_request(id: Option<RequestId>, message: &str) -> Response {
+    error_response(
+        StatusCode::BAD_REQUEST,
+        id,
+        ErrorCode::INVALID_REQUEST,
+        message.into(),
+    )
+}
+
+/// A JSON-RPC error response (`"id": null` when the request's id is unknown).
+fn error_response(
+    status: StatusCode,
+    id: Option<RequestId>,
+    code: ErrorCode,
+    message: String,
+) -> Response {
+    let error = JsonRpcError::new(id, ErrorData::new(code, message, None));
+    let body = serde_json::to_vec(&error).unwrap_or_default();
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Asks hyper to close the connection after this response (its body was not read whole).
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// rmcp's plain-text error responses become JSON-RPC errors; JSON replies lose an empty
+/// `elicitationId`. Streams pass untouched.
+async fn jsonrpc_errors(response: Response, id: Option<RequestId>) -> Response {
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if content_type.starts_with("text/event-stream") {
+        return response;
+    }
+    let status = response.status();
+    let is_json = content_type.starts_with("application/json");
+    if !is_json && !status.is_client_error() && !status.is_server_error() {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    // Only rmcp's own bodies reach here: a JSON-RPC message or a short error text.
+    let Ok(collected) = body.collect().await else {
+        return error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            id,
+            ErrorCode::INTERNAL_ERROR,
+            "the response could not be produced".into(),
+        );
+    };
+    let bytes = collected.to_bytes();
+    if is_json {
+        parts.headers.remove(header::CONTENT_LENGTH);
+        if parts.status == StatusCode::OK && is_request_level_error(&bytes) {
+            // rmcp answers a non-negotiated request (e.g. a legacy `initialize`) with 200;
+            // the transport spec says these errors are HTTP 400.
+            parts.status = StatusCode::BAD_REQUEST;
+        }
+        let bytes = without_empty_elicitation_ids(bytes);
+        return Response::from_parts(parts, Body::from(bytes));
+    }
+    let text = String::from_utf8_lossy(&bytes).trim().to_string();
+    let (status, code) = match status {
+        // The gate checked Content-Type, so rmcp's 415 means the message did not
+        // deserialize as any MCP message.
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (StatusCode::BAD_REQUEST, ErrorCode::INVALID_REQUEST),
+        status if status.is_server_error() => (status, ErrorCode::INTERNAL_ERROR),
+        status => (status, ErrorCode::INVALID_REQUEST),
+    };
+    let mut json = error_response(status, id, code, text);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            json.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    json
+}
+
+/// Whether `bytes` is a JSON-RPC error the transport maps to HTTP 400: header mismatch
+/// (`-32020`), missing capability (`-32021`), unsupported version (`-32022`).
+fn is_request_level_error(bytes: &[u8]) -> bool {
+    const NEEDLE: &[u8] = br#""code":-3202"#;
+    if !bytes.windows(NEEDLE.len()).any(|window| window == NEEDLE) {
+        return false;
+    }
+    serde_json::from_slice::<Value>(bytes).is_ok_and(|message| {
+        matches!(
+            message.pointer("/error/code").and_then(Value::as_i64),
+            Some(-32022..=-32020)
+        )
+    })
+}
+
+/// Removes `"elicitationId": ""` from the URL-mode elicitations of an `input_required`
+/// result; anything else is returned unchanged.
+fn without_empty_elicitation_ids(bytes: Bytes) -> Bytes {
+    if !bytes
+        .windows(EMPTY_ELICITATION_ID.len())
+        .any(|window| window == EMPTY_ELICITATION_ID)
+    {
+        return bytes;
+    }
+    let Ok(mut message) = serde_json::from_slice::<Value>(&bytes) else {
+        return bytes;
+    };
+    let Some(requests) = message
+        .pointer_mut("/result/inputRequests")
+        .and_then(Value::as_object_mut)
+    else {
+        return bytes;
+    };
+    let mut changed = false;
+    for request in requests.values_mut() {
+        if let Some(params) = request.get_mut("params").and_then(Value::as_object_mut)
+            && params.get("mode").and_then(Value::as_str) == Some("url")
+            && params.get("elicitationId").and_then(Value::as_str) == Some("")
+        {
+            params.remove("elicitationId");
+            changed = true;
+        }
+    }
+    match changed.then(|| serde_json::to_vec(&message)) {
+        Some(Ok(rewritten)) => Bytes::from(rewritten),
+        _ => bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_of(response: Response) -> (StatusCode, i32) {
+        let status = response.status();
+        let body = futures::executor::block_on(response.into_body().collect())
+            .unwrap()
+            .to_bytes();
+        let message: Value = serde_json::from_slice(&body).unwrap();
+        (status, message["error"]["code"].as_i64().unwrap() as i32)
+    }
+
+    #[test]
+    fn envelopes_are_checked_like_json_rpc_asks() {
+        let refused = [
+            (&b"{not json"[..], -32700),
+            (b"\xff\xfe", -32700),
+            (
+                br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+                -32600,
+            ),
+            (br#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#, -32600),
+            (
+                br#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
+                -32600,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+                -32600,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":true,"method":"tools/list"}"#,
+                -32600,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":[1],"method":"tools/list"}"#,
+                -32600,
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":{},"method":"tools/list"}"#,
+                -32600,
+            ),
+            (br#"{"jsonrpc":"2.0","id":1,"method":7}"#, -32600),
+            (br#"{"jsonrpc":"2.0","id":1}"#, -32600),
+            (b"42", -32600),
+        ];
+        for (body, code) in refused {
+            let response = check_message(body).expect_err("refused");
+            assert_eq!(
+                code_of(response),
+                (StatusCode::BAD_REQUEST, code),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+        assert_eq!(
+            check_message(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#).unwrap(),
+            Some(RequestId::String("a".into()))
+        );
+        assert_eq!(
+            check_message(br#"{"jsonrpc":"2.0","method":"notifications/x"}"#).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn only_empty_url_elicitation_ids_are_dropped() {
+        let body = Bytes::from_static(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"consent":{"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":""}}}}}"#,
+        );
+        let out: Value = serde_json::from_slice(&without_empty_elicitation_ids(body)).unwrap();
+        let params = &out["result"]["inputRequests"]["consent"]["params"];
+        assert!(params.get("elicitationId").is_none(), "{out}");
+        assert_eq!(params["url"], "https://x");
+
+        let untouched = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert_eq!(without_empty_elicitation_ids(untouched.clone()), untouched);
+    }
+}

@@ -1,0 +1,549 @@
+//! Serving an [`McpServer`] over Streamable HTTP with production defaults: one call
+//! instead of wiring rmcp, axum and hyper by hand.
+//!
+//! ```no_run
+//! # async fn run(server: mrtr_runtime::server::McpServer) -> std::io::Result<()> {
+//! // Serves http://127.0.0.1:8080/mcp until SIGTERM or ctrl-c, then finishes in-flight requests.
+//! mrtr_runtime::server::http::serve(server, "127.0.0.1:8080".parse().unwrap()).await
+//! # }
+//! ```
+//!
+//! # Defaults, and why
+//!
+//! | knob | default | what it bounds |
+//! | --- | --- | --- |
+//! | [`header_read_timeout`](HttpServing::header_read_timeout) | 10 s | a client that sends its request head slowly or not at all (slowloris); hyper runs this clock whenever a connection waits for a request head, so it is also the **idle keep-alive timeout** |
+//! | [`body_timeout`](HttpServing::body_timeout) | 30 s | the whole request body must arrive within this deadline (not per chunk), else `408` and the connection closes: a stalled upload cannot pin its buffer |
+//! | [`max_body_bytes`](HttpServing::max_body_bytes) | 1 MiB | a larger body gets `413` before it is buffered (rmcp's own default is 4 MiB); room for a 64 KiB `requestState` plus large arguments and answers |
+//! | [`max_connections`](HttpServing::max_connections) | 1024, at most half the process's open-file limit | past it, new connections wait in the kernel's backlog instead of exhausting file descriptors |
+//! | [`allowed_origins`](HttpServing::allowed_origins) | loopback (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port) | a request with any other `Origin` gets `403` (DNS rebinding; the transport spec's MUST); requests without `Origin` (non-browser clients) pass |
+//! | [`allowed_hosts`](HttpServing::allowed_hosts) | loopback | the `Host` header; set your public name when behind a proxy |
+//! | [`shutdown_grace`](HttpServing::shutdown_grace) | 30 s | after SIGTERM/ctrl-c no new connection is accepted; in-flight requests get this long to finish |
+//!
+//! Always on: `TCP_NODELAY` on accepted sockets (without it a reply's last small write
+//! waits ~40 ms for a delayed ACK), JSON responses for results that stream nothing first
+//! (rmcp's SSE framing costs more CPU), HTTP/1.1 only, stateless 2026-07-28 serving (the
+//! discovery result advertises only the versions served), and every error as a JSON-RPC
+//! error body: `-32700` for a body that is not JSON (or not UTF-8), `-32600` for a batch,
+//! a wrong `jsonrpc`, an id that is not a string or integer, or more than one
+//! `Authorization` header, with HTTP 400.
+//!
+//! [`HttpServing::into_router`] gives the endpoint as an [`axum::Router`] to merge with
+//! your own routes (an approval page, health checks) or wrap in your auth layer; serve
+//! it with [`HttpServing::serve`]/[`HttpServing::bind`] to get the connection-level
+//! limits too.
+
+mod gate;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use rmcp::ServerHandler;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::{McpServer, NoFallback};
+
+/// Default [`HttpServing::header_read_timeout`].
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default [`HttpServing::body_timeout`].
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default [`HttpServing::max_body_bytes`].
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Upper bound of the default [`HttpServing::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Default [`HttpServing::shutdown_grace`].
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+/// The path the MCP endpoint is served at unless [`HttpServing::path`] says otherwise.
+pub const DEFAULT_PATH: &str = "/mcp";
+
+/// Origins a local server accepts by default: loopback, any port, http or https.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+/// Serves `server` at `http://{addr}/mcp` with the defaults of [`HttpServing`] until
+/// SIGTERM or ctrl-c, then finishes in-flight requests.
+///
+/// ```no_run
+/// # async fn run(server: mrtr_runtime::server::McpServer) -> std::io::Result<()> {
+/// mrtr_runtime::server::http::serve(server, "127.0.0.1:8080".parse().unwrap()).await
+/// # }
+/// ```
+pub async fn serve<F>(server: McpServer<F>, addr: SocketAddr) -> std::io::Result<()>
+where
+    F: ServerHandler + Send + Sync + 'static,
+{
+    HttpServing::new(server).serve(addr).await
+}
+
+/// How an [`McpServer`] is served over HTTP: the knobs, with safe defaults (see the
+/// [module docs](self) for each default and what it bounds).
+///
+/// ```no_run
+/// # async fn run(server: mrtr_runtime::server::McpServer) -> std::io::Result<()> {
+/// use std::time::Duration;
+/// use mrtr_runtime::server::http::HttpServing;
+///
+/// HttpServing::new(server)
+///     .body_timeout(Duration::from_secs(10))
+///     .max_body_bytes(256 * 1024)
+///     .allowed_origins(["https://app.example.com:443"])
+///     .allowed_hosts(["mcp.example.com"])
+///     .serve("127.0.0.1:8080".parse().unwrap())
+///     .await
+/// # }
+/// ```
+pub struct HttpServing<F = NoFallback> {
+    server: McpServer<F>,
+    path: String,
+    header_read_timeout: Duration,
+    body_timeout: Duration,
+    max_body_bytes: usize,
+    max_connections: Option<usize>,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Option<Vec<String>>,
+    shutdown_grace: Duration,
+}
+
+impl<F> HttpServing<F>
+where
+    F: ServerHandler + Send + Sync + 'static,
+{
+    /// Starts from the defaults.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server);
+    /// ```
+    pub fn new(server: McpServer<F>) -> Self {
+        HttpServing {
+            server: server.modern_only(),
+            path: DEFAULT_PATH.to_string(),
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_connections: None,
+            allowed_origins: LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).collect(),
+            allowed_hosts: None,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+
+    /// The path of the MCP endpoint (default `/mcp`).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).path("/v1/mcp");
+    /// ```
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// How long a connection may take to send a complete request head, counted from when
+    /// it starts waiting for one; also closes idle keep-alive connections (default 10 s).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .header_read_timeout(std::time::Duration::from_secs(5));
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// The deadline for a whole request body, from when the head was read (default 30 s).
+    /// Past it the client gets `408` and the connection closes.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .body_timeout(std::time::Duration::from_secs(10));
+    /// ```
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The largest request body accepted (default 1 MiB); larger ones get `413`.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).max_body_bytes(4 << 20);
+    /// ```
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// How many connections are served at once (default 1024, lowered to half the
+    /// process's open-file limit). Further connections wait in the listen backlog.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).max_connections(256);
+    /// ```
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = Some(connections.max(1));
+        self
+    }
+
+    /// The browser origins allowed to call the endpoint, replacing the loopback default;
+    /// e.g. `"https://app.example.com:443"` (`:*` matches any port, `"null"` matches
+    /// `Origin: null`). A request with any other `Origin` gets `403`; one without an
+    /// `Origin` header passes. An empty list refuses every request that has one.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .allowed_origins(["https://app.example.com:443"]);
+    /// ```
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The `Host` names (optionally `host:port`) accepted, replacing the loopback default:
+    /// set the public name when serving behind a proxy.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .allowed_hosts(["mcp.example.com"]);
+    /// ```
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How long in-flight requests may take to finish after a shutdown signal (default 30 s).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .shutdown_grace(std::time::Duration::from_secs(5));
+    /// ```
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// The MCP endpoint as a router, with the request-level protections (Origin and Host
+    /// checks, body cap and deadline, JSON-RPC errors). Merge your own routes into it;
+    /// the connection-level limits come with [`serve`](Self::serve)/[`bind`](Self::bind).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let router = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .into_router()
+    ///     .route("/healthz", axum::routing::get(|| async { "ok" }));
+    /// ```
+    pub fn into_router(self) -> axum::Router {
+        self.router_and_token(CancellationToken::new()).0
+    }
+
+    fn router_and_token(self, cancel: CancellationToken) -> (axum::Router, CancellationToken) {
+        let mut config = StreamableHttpServerConfig::default()
+            // 2026-07-28 has no sessions: every POST stands alone.
+            .with_legacy_session_mode(false)
+            // Plain JSON unless a handler streams notifications first.
+            .with_json_response(true)
+            // Requests without MCP-Protocol-Version / `_meta` are refused up front.
+            .with_stateless_protocol_metadata_required(true)
+            .with_max_request_body_bytes(self.max_body_bytes)
+            .with_allowed_origins(self.allowed_origins)
+            .enforce_origin_validation()
+            .with_cancellation_token(cancel.clone());
+        if let Some(hosts) = self.allowed_hosts {
+            config = config.with_allowed_hosts(hosts);
+        }
+        let server = self.server;
+        let mcp = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        );
+        let limits = gate::Limits {
+            body_timeout: self.body_timeout,
+            max_body_bytes: self.max_body_bytes,
+        };
+        let router = axum::Router::new()
+            .route_service(&self.path, mcp)
+            .layer(axum::middleware::from_fn_with_state(limits, gate::gate))
+            .layer(tower_http::limit::RequestBodyLimitLayer::new(
+                self.max_body_bytes,
+            ))
+            // The body limit's own 413 (a Content-Length over the cap) as JSON-RPC too.
+            .layer(axum::middleware::map_response(gate::outer_errors))
+            // Keeps credentials out of any log that prints request headers.
+            .layer(
+                tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer::new([
+                    http::header::AUTHORIZATION,
+                    http::header::PROXY_AUTHORIZATION,
+                    http::header::COOKIE,
+                ]),
+            );
+        (router, cancel)
+    }
+
+    /// Binds `addr`; serve with [`BoundHttp::serve`] or [`BoundHttp::serve_until`].
+    ///
+    /// ```no_run
+    /// # async fn run(server: mrtr_runtime::server::McpServer) -> std::io::Result<()> {
+    /// let bound = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .bind("127.0.0.1:0".parse().unwrap())
+    ///     .await?;
+    /// println!("serving on http://{}/mcp", bound.local_addr());
+    /// bound.serve().await
+    /// # }
+    /// ```
+    pub async fn bind(self, addr: SocketAddr) -> std::io::Result<BoundHttp> {
+        let listener = TcpListener::bind(addr).await?;
+        self.with_listener(listener)
+    }
+
+    /// Like [`bind`](Self::bind), on a listener you bound yourself.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mrtr_runtime::server::McpServer) -> std::io::Result<()> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let bound = mrtr_runtime::server::http::HttpServing::new(server).with_listener(listener)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn with_listener(self, listener: TcpListener) -> std::io::Result<BoundHttp> {
+        let local_addr = listener.local_addr()?;
+        let max_connections = self.max_connections.unwrap_or_else(default_max_connections);
+        let header_read_timeout = self.header_read_timeout;
+        let shutdown_grace = self.shutdown_grace;
+        let (router, cancel) = self.router_and_token(CancellationToken::new());
+        Ok(BoundHttp {
+            listener,
+            local_addr,
+            router,
+            cancel,
+            max_connections,
+            header_read_timeout,
+            shutdown_grace,
+        })
+    }
+
+    /// Binds `addr` and serves until SIGTERM or ctrl-c, then finishes in-flight requests.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mrtr_runtime::server::McpServer) -> std::io::Result<()> {
+    /// mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .serve("127.0.0.1:8080".parse().unwrap())
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn serve(self, addr: SocketAddr) -> std::io::Result<()> {
+        self.bind(addr).await?.serve().await
+    }
+}
+
+/// A bound, not yet serving, HTTP endpoint (from [`HttpServing::bind`]).
+///
+/// ```no_run
+/// # async fn run(server: mrtr_runtime::server::McpServer) -> std::io::Result<()> {
+/// let bound = mrtr_runtime::server::http::HttpServing::new(server)
+///     .bind("127.0.0.1:0".parse().unwrap())
+///     .await?;
+/// let addr = bound.local_addr();
+/// bound.serve_until(async { /* your own shutdown signal */ }).await
+/// # }
+/// ```
+pub struct BoundHttp {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    router: axum::Router,
+    cancel: CancellationToken,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    shutdown_grace: Duration,
+}
+
+impl BoundHttp {
+    /// The address actually bound (useful with port 0).
+    ///
+    /// ```no_run
+    /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp) {
+    /// println!("http://{}/mcp", bound.local_addr());
+    /// # }
+    /// ```
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The connection cap in effect.
+    ///
+    /// ```no_run
+    /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp) {
+    /// assert!(bound.max_connections() >= 1);
+    /// # }
+    /// ```
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// Serves until SIGTERM or ctrl-c, then stops accepting and lets in-flight requests
+    /// finish (up to the shutdown grace).
+    ///
+    /// ```no_run
+    /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp) -> std::io::Result<()> {
+    /// bound.serve().await
+    /// # }
+    /// ```
+    pub async fn serve(self) -> std::io::Result<()> {
+        self.serve_until(shutdown_signal()).await
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting and lets in-flight
+    /// requests finish (up to the shutdown grace).
+    ///
+    /// ```no_run
+    /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp, stop: tokio::sync::oneshot::Receiver<()>) -> std::io::Result<()> {
+    /// bound.serve_until(async { let _ = stop.await; }).await
+    /// # }
+    /// ```
+    pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+        let BoundHttp {
+            listener,
+            router,
+            cancel,
+            max_connections,
+            header_read_timeout,
+            shutdown_grace,
+            ..
+        } = self;
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_read_timeout);
+        let graceful = GracefulShutdown::new();
+        let slots = Arc::new(Semaphore::new(max_connections));
+        let accept_errors = crate::server::ratelimit::RateLimited::new(Duration::from_secs(10));
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            // Take a slot before accepting: past the cap, connections wait in the backlog
+            // and use no descriptor in this process.
+            let slot = tokio::select! {
+                slot = slots.clone().acquire_owned() => match slot {
+                    Ok(slot) => slot,
+                    Err(_) => break,
+                },
+                () = &mut shutdown => break,
+            };
+            let stream = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _peer)) => stream,
+                    Err(error) => {
+                        // E.g. EMFILE: back off instead of spinning, and say so rarely.
+                        accept_errors.warn(|skipped| {
+                            tracing::warn!(%error, skipped, "accepting a connection failed");
+                        });
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let connection = http1.serve_connection(
+                TokioIo::new(stream),
+                TowerToHyperService::new(router.clone()),
+            );
+            let connection = graceful.watch(connection);
+            tokio::spawn(async move {
+                let _ = connection.await;
+                drop(slot);
+            });
+        }
+        // Refuse new connections from here on.
+        drop(listener);
+        tokio::select! {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(shutdown_grace) => {
+                tracing::warn!(grace = ?shutdown_grace, "connections still open after the shutdown grace; closing them");
+            }
+        }
+        cancel.cancel();
+        Ok(())
+    }
+}
+
+/// Completes on ctrl-c, or on SIGTERM on unix.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    {
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            () = ctrl_c => {}
+            () = terminate => {}
+        }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await;
+}
+
+/// 1024 connections, or half the open-file limit when that is lower, leaving the other
+/// half for the application's own files and sockets.
+fn default_max_connections() -> usize {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct we pass.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        if ok && limit.rlim_cur != libc::RLIM_INFINITY {
+            let half = usize::try_from(limit.rlim_cur / 2).unwrap_or(usize::MAX);
+            return DEFAULT_MAX_CONNECTIONS.min(half).max(1);
+        }
+    }
+    DEFAULT_MAX_CONNECTIONS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_connection_cap_is_bounded() {
+        let cap = default_max_connections();
+        assert!((1..=DEFAULT_MAX_CONNECTIONS).contains(&cap), "{cap}");
+    }
+
+    #[test]
+    fn loopback_origins_name_every_loopback_host() {
+        for host in ["localhost", "127.0.0.1", "[::1]"] {
+            assert!(LOOPBACK_ORIGINS.contains(&format!("http://{host}:*").as_str()));
+            assert!(LOOPBACK_ORIGINS.contains(&format!("https://{host}:*").as_str()));
+        }
+    }
+}
