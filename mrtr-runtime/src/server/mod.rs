@@ -470,7 +470,7 @@ impl<F> McpServer<F> {
     /// A fallback's answer to a tools/call, prompts/get or resources/read: stamped when it
     /// completed; `-32601` (the fallback serves no such method) becomes `-32602` naming the
     /// unknown item when this server advertises the method's capability.
-    fn from_fallback<T>(
+    fn fallback_answer<T>(
         &self,
         advertised: bool,
         answer: Result<T, ErrorData>,
@@ -673,7 +673,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             let name = request.name.clone();
             let answer = self.inner.fallback.call_tool(request, context).await;
             let advertised = self.get_info().capabilities.tools.is_some();
-            return self.from_fallback(
+            return self.fallback_answer(
                 advertised,
                 answer,
                 || errors::unknown("tool", &name),
@@ -727,7 +727,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             let name = request.name.clone();
             let answer = self.inner.fallback.get_prompt(request, context).await;
             let advertised = self.get_info().capabilities.prompts.is_some();
-            return self.from_fallback(
+            return self.fallback_answer(
                 advertised,
                 answer,
                 || errors::unknown("prompt", &name),
@@ -781,7 +781,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             let uri = request.uri.clone();
             let answer = self.inner.fallback.read_resource(request, context).await;
             let advertised = self.get_info().capabilities.resources.is_some();
-            return self.from_fallback(
+            return self.fallback_answer(
                 advertised,
                 answer,
                 || errors::resource_not_found(&uri),
