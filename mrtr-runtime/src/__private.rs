@@ -3,7 +3,9 @@
 #![allow(missing_docs)]
 
 mod form_schema;
+mod loops;
 pub use form_schema::*;
+pub use loops::*;
 
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
@@ -17,7 +19,8 @@ pub use crate::machine::InputKind;
 pub use crate::machine::input as builders;
 pub use crate::machine::{
     Answers, Elicited, Input, IntoPromptResult, IntoResourceResult, IntoStateIter, IntoToolResult,
-    Machine, MachineDescriptor, Outcome, Roots, Run, Sampled, Step, StepError, StepFuture, Suspend,
+    Machine, MachineDescriptor, Outcome, RequestCx, Roots, Run, Sampled, State, StateRequirement,
+    Step, StepError, StepFuture, Suspend,
 };
 
 pub use ::core;
@@ -56,24 +59,19 @@ where
     Suspend::new(slot.insert(state))
 }
 
-/// Checked on every local the state keeps, at the local's own span.
+/// Checked on every local the state keeps, at the local's own span: one error per local
+/// (`do_not_recommend` keeps rustc from listing every serde type instead).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be kept across a suspension: it does not implement `serde::Serialize`",
+    message = "`{Self}` cannot be kept across a suspension: it must implement `serde::Serialize` and `serde::Deserialize`",
     label = "this local is live across a suspension, so it is sealed into the state",
-    note = "derive `serde::Serialize` and `serde::Deserialize` for it, wrap JSON values in `mrtr::machine::JsonText`, or drop the local before the suspension"
+    note = "derive `Serialize` and `Deserialize` for it, keep a type from another crate in `mrtr::machine::AsJson(..)`, \
+            or drop the local before the suspension"
 )]
-pub trait KeepSerialize {}
-impl<T: serde::Serialize + ?Sized> KeepSerialize for T {}
+pub trait Keep {}
+#[diagnostic::do_not_recommend]
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Keep for T {}
 
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be kept across a suspension: it does not implement `serde::de::DeserializeOwned`",
-    label = "this local is live across a suspension, so it is restored from the state",
-    note = "derive `serde::Deserialize` for it, or (for borrowed data) keep an owned copy instead of a reference"
-)]
-pub trait KeepDeserialize {}
-impl<T: serde::de::DeserializeOwned> KeepDeserialize for T {}
-
-pub fn keep_across_suspension<T: KeepSerialize + KeepDeserialize>(_: &T) {}
+pub fn keep_across_suspension<T: Keep>(_: &T) {}
 
 /// The `?` operator for `Result` and `Option`, redirected to the user's return type.
 pub trait Branch {

@@ -17,4 +17,5 @@ pub mod server;
 pub mod testing;
 pub mod token;
 
+pub use machine::{AsJson, State};
 pub use rmcp;

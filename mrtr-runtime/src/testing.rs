@@ -116,6 +116,7 @@ impl Harness {
                 sealer: StateSealer::new(keys).with_clock(shared),
                 audience: "test".into(),
                 stale_state: StaleStatePolicy::default(),
+                states: Arc::default(),
             },
             clock,
             capabilities: serde_json::from_value(serde_json::json!({
@@ -146,6 +147,17 @@ impl Harness {
     /// ```
     pub fn principal(mut self, principal: impl Into<String>) -> Self {
         self.principal = Some(principal.into());
+        self
+    }
+
+    /// Registers application state for `State<T>` parameters, like
+    /// `McpServerBuilder::state`.
+    ///
+    /// ```
+    /// let h = mrtr_runtime::testing::Harness::new().state(std::sync::Arc::new(String::from("db")));
+    /// ```
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        Arc::make_mut(&mut self.engine.states).insert(value);
         self
     }
 
@@ -184,6 +196,22 @@ impl Harness {
         request_state: Option<String>,
         input_responses: Option<InputResponses>,
     ) -> Result<Reply<M::Output>, ErrorData> {
+        // The check `build()` makes, so a test fails the same way the server would.
+        if let Some(missing) = machine
+            .descriptor()
+            .states
+            .iter()
+            .find(|s| !self.engine.states.satisfies(s))
+        {
+            return Err(ErrorData::internal_error(
+                format!(
+                    "`{}` takes `State<{}>`, but the harness has none; add `.state(value)` to the Harness",
+                    machine.descriptor().name(),
+                    missing.type_name()
+                ),
+                None,
+            ));
+        }
         let arguments: JsonObject = match arguments {
             Value::Object(map) => map,
             Value::Null => JsonObject::new(),

@@ -104,6 +104,12 @@ fn term_live(cfg: &Cfg, live_in: &[BTreeSet<VarId>], term: &Term) -> BTreeSet<Va
             live.insert(*iter);
             live
         }
+        Term::Advance { snap, body, exit } => {
+            let mut live = live_in[*body].clone();
+            live.extend(live_in[*exit].iter().copied());
+            live.insert(*snap);
+            live
+        }
         Term::Suspend(site) => {
             let site = &cfg.sites[*site];
             let mut live = live_in[site.resume].clone();

@@ -24,6 +24,22 @@ pub struct Var {
     pub arg: bool,
     /// Initialized from a borrow (`&x`) or annotated with a reference type.
     pub borrowed: bool,
+    /// A binding of a loop over borrowed items: never stored, re-derived from the loop's
+    /// snapshot (index into [`Cfg::derived`]) at the start of every block that sees it.
+    pub derived: Option<usize>,
+}
+
+/// One irrefutable part of a snapshot loop's pattern and the bindings it introduces.
+#[derive(Debug, Clone)]
+pub struct DerivedLeaf {
+    /// The snapshot variable.
+    pub snap: VarId,
+    /// The sub-pattern, as the user wrote it.
+    pub pat: TokenStream,
+    /// Tuple indices from the item to this part.
+    pub path: Vec<usize>,
+    /// The variables the sub-pattern binds.
+    pub vars: Vec<VarId>,
 }
 
 /// Rewritten code with the variables it reads and the jumps it contains.
@@ -165,6 +181,15 @@ pub enum Term {
         /// After the loop.
         exit: BlockId,
     },
+    /// Next item of a loop snapshot: its bindings are derived in the body's blocks.
+    Advance {
+        /// The snapshot variable.
+        snap: VarId,
+        /// The loop body.
+        body: BlockId,
+        /// After the loop.
+        exit: BlockId,
+    },
     /// Suspend (index into [`Cfg::sites`]).
     Suspend(usize),
     /// Finish with a value.
@@ -208,6 +233,10 @@ pub struct Cfg {
     pub items: Vec<TokenStream>,
     /// The argument variables, in parameter order.
     pub args: Vec<VarId>,
+    /// The `State<T>` parameter variables, in parameter order.
+    pub states: Vec<VarId>,
+    /// The parts of snapshot loops' patterns.
+    pub derived: Vec<DerivedLeaf>,
 }
 
 impl Cfg {
@@ -249,7 +278,9 @@ impl Cfg {
                     edge_target(&arm.edge, &mut out);
                 }
             }
-            Some(Term::ForNext { body, exit, .. }) => out.extend([*body, *exit]),
+            Some(Term::ForNext { body, exit, .. }) | Some(Term::Advance { body, exit, .. }) => {
+                out.extend([*body, *exit])
+            }
             Some(Term::Suspend(site)) => out.push(self.sites[*site].resume),
             Some(Term::Return(code)) => {
                 out.extend(code.jumps.iter().map(|jump| self.jumps[*jump].target))

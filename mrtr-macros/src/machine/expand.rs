@@ -216,7 +216,7 @@ impl Gen<'_> {
             bindings.push(quote!(#field: mut #ident));
             access.idents.insert(*var, ident);
         }
-        let mut body = TokenStream::new();
+        let mut body = self.derivations(block_id, &access);
         for (index, item) in block.items.iter().enumerate() {
             let live_after = &self.liveness.live_after_item[block_id][index];
             body.extend(self.item(item, live_after, &mut access));
@@ -226,6 +226,32 @@ impl Gen<'_> {
         quote! {
             __MrtrFlow::#name { #(#bindings),* } => { #body }
         }
+    }
+
+    /// Binds the loop variables of snapshot loops this block sees, from the snapshot.
+    fn derivations(&self, block_id: BlockId, access: &Access) -> TokenStream {
+        let block = &self.cfg.blocks[block_id];
+        let mut out = TokenStream::new();
+        for leaf in &self.cfg.derived {
+            let visible = leaf.vars.iter().all(|var| {
+                let name = self.cfg.vars[*var].ident.to_string();
+                block.scope.iter().any(|(n, v)| v == var && *n == name)
+            });
+            if !visible || !self.liveness.live_in[block_id].contains(&leaf.snap) {
+                continue;
+            }
+            let Some(snap) = access.idents.get(&leaf.snap) else {
+                continue;
+            };
+            let pat = &leaf.pat;
+            let path = leaf.path.iter().map(|index| syn::Index::from(*index));
+            out.extend(quote! {
+                let #pat = ::mrtr::__private::Slot::view(
+                    &(*::mrtr::__private::Snapshot::current(&#snap)?) #(.#path)*
+                );
+            });
+        }
+        out
     }
 
     fn item(&self, item: &Item, live_after: &BTreeSet<VarId>, access: &mut Access) -> TokenStream {
@@ -342,6 +368,14 @@ impl Gen<'_> {
                     }
                 }
             }
+            Term::Advance { snap, body, exit } => {
+                let snap = self.var_expr(access, *snap);
+                let into_body = self.transition(*body, access);
+                let into_exit = self.transition(*exit, access);
+                quote! {
+                    if ::mrtr::__private::Snapshot::advance(&mut #snap) { #into_body } else { #into_exit }
+                }
+            }
             Term::Suspend(site_id) => self.suspend(*site_id, access),
             Term::Return(code) => {
                 let value = self.code(code, access);
@@ -423,8 +457,8 @@ impl Gen<'_> {
             if *var == site.answer {
                 quote!(#field: #answer_value)
             } else if info.arg {
-                let ident = arg_field(function, self.cfg, *var);
-                quote!(#field: __mrtr_args.#ident)
+                let source = arg_source(function, self.cfg, *var);
+                quote!(#field: #source)
             } else {
                 let local = hidden(*var);
                 quote!(#field: #local)
@@ -441,9 +475,20 @@ impl Gen<'_> {
     }
 }
 
-fn arg_field(function: &MachineFn, cfg: &Cfg, var: VarId) -> Ident {
+/// Where an unchanged parameter comes from on every round: the request's arguments, or
+/// the server's application state for a `State<T>` parameter.
+fn arg_source(function: &MachineFn, cfg: &Cfg, var: VarId) -> TokenStream {
+    if let Some(position) = cfg.states.iter().position(|state| *state == var) {
+        let local = state_local(position);
+        return quote!(#local);
+    }
     let position = cfg.args.iter().position(|arg| *arg == var).unwrap_or(0);
-    function.params[position].ident.clone()
+    let ident = &function.params[position].ident;
+    quote!(__mrtr_args.#ident)
+}
+
+fn state_local(position: usize) -> Ident {
+    format_ident!("__mrtr_state{}", position, span = Span::mixed_site())
 }
 
 fn output_type(kind: Kind) -> TokenStream {
@@ -671,9 +716,9 @@ pub fn expand(
     // Entry.
     let entry_fields = liveness.live_in[0].iter().map(|var| {
         let field = field(*var);
-        if cfg.args.contains(var) {
-            let ident = arg_field(function, cfg, *var);
-            quote!(#field: __mrtr_args.#ident)
+        if cfg.vars[*var].arg {
+            let source = arg_source(function, cfg, *var);
+            quote!(#field: #source)
         } else {
             let value = generator.var_expr(
                 &Access {
@@ -691,6 +736,17 @@ pub fn expand(
         .cx
         .as_ref()
         .map(|(cx, ty)| quote!(let #cx: #ty = #input.cx;));
+    let states = function.states.iter().enumerate().map(|(position, state)| {
+        let local = state_local(position);
+        let inner = &state.inner;
+        let fetch = quote!(::mrtr::__private::RequestCx::state::<#inner>(#input.cx)?);
+        if state.destructured {
+            quote!(let #local: #inner = #fetch.0;)
+        } else {
+            let ty = &state.ty;
+            quote!(let #local: #ty = #fetch;)
+        }
+    });
     let blocks: Vec<TokenStream> = (0..cfg.blocks.len())
         .filter(|block| reachable[*block])
         .map(|block| generator.block(block))
@@ -713,6 +769,11 @@ pub fn expand(
         }
     };
     let descriptor = descriptor(function, &kinds, fingerprint);
+    let requirements = function.states.iter().map(|state| {
+        let inner = &state.inner;
+        quote!(::mrtr::__private::StateRequirement::of::<#inner>())
+    });
+    let descriptor = quote!(#descriptor.with_states([#(#requirements),*]));
     let label = dispatch_label();
     let serde_path = "::mrtr::__private::serde";
     let schemars_path = "::mrtr::__private::schemars";
@@ -722,6 +783,11 @@ pub fn expand(
 
         #(#cfgs)*
         const _: () = {
+            // The unit struct shares the function's name; this shadows its value inside
+            // the generated code, so a local or parameter may be named like the tool.
+            #[allow(dead_code, non_snake_case)]
+            fn #name() {}
+
             #[derive(::mrtr::__private::serde::Deserialize, ::mrtr::__private::schemars::JsonSchema)]
             #[serde(crate = #serde_path)]
             #[schemars(crate = #schemars_path)]
@@ -774,6 +840,7 @@ pub fn expand(
 
                 let __mrtr_args: __MrtrArgs = #input.parse_arguments()?;
                 #cx
+                #(#states)*
                 let mut __mrtr_slot: ::core::option::Option<__MrtrState<#(#state_holes),*>> =
                     ::core::option::Option::None;
                 let mut __mrtr_flow: __MrtrFlow<#(#flow_holes),*>;

@@ -59,10 +59,17 @@ fn stmt_has(stmt: &Stmt) -> bool {
     contains_suspension(|finder| finder.visit_stmt(stmt))
 }
 
-/// Pure enough to be evaluated after a suspension that textually follows it.
+/// Pure enough to be evaluated after a suspension that textually follows it: no calls,
+/// no assignments, so moving it past the suspension changes nothing observable (an
+/// arithmetic overflow or out-of-bounds index panics after the answer instead of before).
 fn is_pure(expr: &Expr) -> bool {
     match expr {
         Expr::Path(_) | Expr::Lit(_) => true,
+        Expr::Unary(inner) => is_pure(&inner.expr),
+        Expr::Index(index) => is_pure(&index.expr) && is_pure(&index.index),
+        Expr::Binary(binary) => {
+            !is_compound_assignment(&binary.op) && is_pure(&binary.left) && is_pure(&binary.right)
+        }
         Expr::Paren(inner) => is_pure(&inner.expr),
         Expr::Group(inner) => is_pure(&inner.expr),
         Expr::Reference(inner) => is_pure(&inner.expr),
@@ -72,6 +79,151 @@ fn is_pure(expr: &Expr) -> bool {
         Expr::Array(array) => array.elems.iter().all(is_pure),
         _ => false,
     }
+}
+
+fn is_compound_assignment(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// Methods whose iterators yield (or borrow from) the receiver's data: a suspending loop
+/// over them keeps a snapshot of the items instead of the iterator.
+const BORROWING_METHODS: &[&str] = &[
+    "iter",
+    "keys",
+    "values",
+    "lines",
+    "chunks",
+    "chunks_exact",
+    "rchunks",
+    "windows",
+    "split",
+    "rsplit",
+    "splitn",
+    "split_terminator",
+    "split_whitespace",
+    "split_ascii_whitespace",
+    "split_inclusive",
+    "matches",
+    "match_indices",
+    "as_slice",
+    "as_str",
+];
+
+/// Methods that hand out `&mut` items: their changes could not reach the collection.
+const MUTATING_METHODS: &[&str] = &["iter_mut", "values_mut", "chunks_mut", "as_mut_slice"];
+
+/// How a `for` loop's iterable yields its items.
+enum Items {
+    /// Owned items (ranges, `into_iter()`, a moved collection).
+    Owned,
+    /// Borrowed items (`&v`, `.iter()`, `.keys()`, `.lines()`, ...).
+    Borrowed,
+    /// `&mut` items, at this span.
+    Mutable(Span),
+}
+
+fn loop_items(expr: &Expr) -> Items {
+    match expr {
+        Expr::Reference(reference) => match reference.mutability {
+            Some(_) => Items::Mutable(reference.span()),
+            None => Items::Borrowed,
+        },
+        Expr::Paren(inner) => loop_items(&inner.expr),
+        Expr::Group(inner) => loop_items(&inner.expr),
+        Expr::MethodCall(call) => {
+            let method = call.method.to_string();
+            if MUTATING_METHODS.contains(&method.as_str()) {
+                return Items::Mutable(call.method.span());
+            }
+            let mut items = if BORROWING_METHODS.contains(&method.as_str()) {
+                Items::Borrowed
+            } else {
+                loop_items(&call.receiver)
+            };
+            // `a.into_iter().zip(b.iter())`: an argument can bring borrowed parts.
+            for arg in &call.args {
+                match (loop_items(arg), &items) {
+                    (Items::Mutable(span), _) => return Items::Mutable(span),
+                    (Items::Borrowed, Items::Owned) => items = Items::Borrowed,
+                    _ => {}
+                }
+            }
+            items
+        }
+        _ => Items::Owned,
+    }
+}
+
+/// Splits a loop pattern along its tuples: `(i, (a, b))` has the parts `i`, `a`, `b`.
+fn pattern_parts(pat: &Pat, path: &mut Vec<usize>, parts: &mut Vec<(Pat, Vec<usize>)>) {
+    match pat {
+        Pat::Tuple(tuple) => {
+            for (index, elem) in tuple.elems.iter().enumerate() {
+                path.push(index);
+                pattern_parts(elem, path, parts);
+                path.pop();
+            }
+        }
+        Pat::Paren(inner) => pattern_parts(&inner.pat, path, parts),
+        Pat::Wild(_) => {}
+        other => parts.push((other.clone(), path.clone())),
+    }
+}
+
+/// The closure pattern and the slot expression that store one item of a snapshot loop.
+fn snapshot_item(pat: &Pat, counter: &mut usize) -> (TokenStream, TokenStream) {
+    match pat {
+        Pat::Tuple(tuple) => {
+            let (pats, exprs): (Vec<_>, Vec<_>) = tuple
+                .elems
+                .iter()
+                .map(|elem| snapshot_item(elem, counter))
+                .unzip();
+            (quote!((#(#pats,)*)), quote!((#(#exprs,)*)))
+        }
+        Pat::Paren(inner) => snapshot_item(&inner.pat, counter),
+        Pat::Wild(_) => (quote!(_), quote!(())),
+        _ => {
+            let part = format_ident!("__mrtr_part{}", *counter, span = Span::mixed_site());
+            *counter += 1;
+            let store = quote! {{
+                #[allow(unused_imports)]
+                use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
+                (&&::mrtr::__private::ItemProbe::new(#part)).store_item()
+            }};
+            (quote!(#part), store)
+        }
+    }
+}
+
+/// The first `mut` binding in `pat`.
+fn mut_binding(pat: &Pat) -> Option<Span> {
+    struct Find(Option<Span>);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            if let Some(mutability) = pat.mutability {
+                self.0.get_or_insert(mutability.span);
+            }
+            syn::visit::visit_pat_ident(self, pat);
+        }
+        fn visit_expr(&mut self, _: &'ast Expr) {}
+    }
+    let mut find = Find(None);
+    find.visit_pat(pat);
+    find.0
 }
 
 /// Whether a statement syntactically never completes.
@@ -258,6 +410,7 @@ impl<'e> Lowerer<'e> {
             hidden,
             arg: false,
             borrowed: false,
+            derived: None,
         });
         self.cfg.vars.len() - 1
     }
@@ -364,9 +517,18 @@ impl<'e> Lowerer<'e> {
         };
         node.redirect(&mut redirect);
         let jumps = redirect.created;
+        // A loop binding derived from a snapshot is read from the snapshot.
+        let uses = self
+            .resolve(&names)
+            .into_iter()
+            .map(|var| match self.cfg.vars[var].derived {
+                Some(leaf) => self.cfg.derived[leaf].snap,
+                None => var,
+            })
+            .collect();
         Code {
             tokens: node.into_tokens(),
-            uses: self.resolve(&names),
+            uses,
             jumps,
             inner,
         }
@@ -507,6 +669,16 @@ impl<'e> Lowerer<'e> {
             | Expr::While(_)
             | Expr::ForLoop(_)
             | Expr::Block(_) => self.lower_control(expr, dest),
+            // `"aws" => region = ask!(..)?,`: a (deferred) initialization, as in a statement.
+            Expr::Assign(assign) if self.assigned_var(&assign.left).is_some() => {
+                let var = self.assigned_var(&assign.left).unwrap_or_default();
+                let value = self.lower_expr(&assign.right);
+                let value = self.code(value, &[]);
+                self.push(Item::Assign { var, value });
+                if dest != Dest::Discard {
+                    self.deliver(syn::parse_quote!(()), dest);
+                }
+            }
             Expr::Return(ret) => {
                 let value = match &ret.expr {
                     Some(value) => self.lower_expr(value),
@@ -830,49 +1002,142 @@ impl<'e> Lowerer<'e> {
                 self.scopes.pop();
                 self.finish_loop(exit, dest, None);
             }
-            Expr::ForLoop(expr_for) => {
-                let iterable = self.lower_expr(&expr_for.expr);
-                let iter = self.temp();
-                let iter_ident = self.cfg.vars[iter].ident.clone();
-                let span = iterable.span();
-                let converted: Expr = syn::parse_quote_spanned! {span=>
-                    ::mrtr::__private::IntoStateIter::into_state_iter(#iterable)
-                };
-                let init = self.code(converted, &[]);
-                self.push(Item::Let {
-                    pat: quote!(mut #iter_ident),
-                    init: Some(init),
-                    diverge: None,
-                    defs: vec![iter],
-                });
-                let header = self.new_block();
-                self.goto(header);
-                self.enter(header);
-                let body = self.new_block();
-                let exit = self.new_block();
-                self.scopes.push(Vec::new());
-                let binds: Vec<VarId> = pattern_bindings(&expr_for.pat)
-                    .iter()
-                    .map(|ident| self.declare(ident))
-                    .collect();
-                let pat = &expr_for.pat;
-                self.terminate(Term::ForNext {
-                    iter,
-                    pat: quote!(#pat),
-                    binds,
-                    body,
-                    exit,
-                });
-                self.enter(body);
-                self.loop_body_into(expr_for.label.as_ref(), &expr_for.body, header, exit, None);
-                self.scopes.pop();
-                self.finish_loop(exit, dest, None);
-            }
+            Expr::ForLoop(expr_for) => match loop_items(&expr_for.expr) {
+                Items::Owned => self.lower_owned_loop(expr_for, dest),
+                Items::Borrowed => self.lower_snapshot_loop(expr_for, dest),
+                Items::Mutable(span) => {
+                    let mut error = syn::Error::new(
+                        span,
+                        "a loop over `&mut` items cannot suspend: the items are copied into the sealed state, \
+                         so changes made after a suspension would not reach the collection. \
+                         Loop over indices and borrow after the suspension: `for i in 0..items.len() { .. items[i] = .. }`",
+                    );
+                    error.combine(syn::Error::new(
+                        expr_for.for_token.span,
+                        "this loop's body suspends",
+                    ));
+                    self.errors.push(error);
+                }
+            },
             other => self.errors.at(
                 other.span(),
                 "a suspension cannot be used in this kind of expression",
             ),
         }
+    }
+
+    /// `for pat in owned`: the iterator itself (a range) or its items collected into a
+    /// `VecIter` is stored, and the pattern binds ordinary locals.
+    fn lower_owned_loop(&mut self, expr_for: &syn::ExprForLoop, dest: Dest) {
+        let iterable = self.lower_expr(&expr_for.expr);
+        let iter = self.temp();
+        let iter_ident = self.cfg.vars[iter].ident.clone();
+        let span = iterable.span();
+        let converted: Expr = syn::parse_quote_spanned! {span=>
+            {
+                #[allow(unused_imports)]
+                use ::mrtr::__private::{ViaCollect as _, ViaStateIter as _};
+                (&&::mrtr::__private::IterProbe::new(#iterable)).into_stored()
+            }
+        };
+        let init = self.code(converted, &[]);
+        self.push(Item::Let {
+            pat: quote!(mut #iter_ident),
+            init: Some(init),
+            diverge: None,
+            defs: vec![iter],
+        });
+        let header = self.new_block();
+        self.goto(header);
+        self.enter(header);
+        let body = self.new_block();
+        let exit = self.new_block();
+        self.scopes.push(Vec::new());
+        let binds: Vec<VarId> = pattern_bindings(&expr_for.pat)
+            .iter()
+            .map(|ident| self.declare(ident))
+            .collect();
+        let pat = &expr_for.pat;
+        self.terminate(Term::ForNext {
+            iter,
+            pat: quote!(#pat),
+            binds,
+            body,
+            exit,
+        });
+        self.enter(body);
+        self.loop_body_into(expr_for.label.as_ref(), &expr_for.body, header, exit, None);
+        self.scopes.pop();
+        self.finish_loop(exit, dest, None);
+    }
+
+    /// `for pat in borrowed`: a snapshot of the items is stored (owned copies), and the
+    /// pattern's bindings are derived from it again in every block of the body.
+    fn lower_snapshot_loop(&mut self, expr_for: &syn::ExprForLoop, dest: Dest) {
+        if let Some(span) = mut_binding(&expr_for.pat) {
+            let mut error = syn::Error::new(
+                span,
+                "in a loop over borrowed items whose body suspends, the loop's bindings are read again from \
+                 a snapshot after each suspension, so they cannot be `mut`; bind a mutable copy in the body \
+                 (`let mut x = x.clone();`)",
+            );
+            error.combine(syn::Error::new(
+                expr_for.for_token.span,
+                "this loop's body suspends",
+            ));
+            self.errors.push(error);
+            return;
+        }
+        let iterable = self.lower_expr(&expr_for.expr);
+        let snap = self.temp();
+        let snap_ident = self.cfg.vars[snap].ident.clone();
+        let (part_pat, part_expr) = snapshot_item(&expr_for.pat, &mut 0);
+        let span = iterable.span();
+        let converted: Expr = syn::parse_quote_spanned! {span=>
+            ::mrtr::__private::Snapshot::new(::core::iter::Iterator::collect::<::std::vec::Vec<_>>(
+                ::core::iter::Iterator::map(
+                    ::core::iter::IntoIterator::into_iter(#iterable),
+                    |#part_pat| #part_expr,
+                ),
+            ))
+        };
+        let init = self.code(converted, &[]);
+        self.push(Item::Let {
+            pat: quote!(mut #snap_ident),
+            init: Some(init),
+            diverge: None,
+            defs: vec![snap],
+        });
+        let header = self.new_block();
+        self.goto(header);
+        self.enter(header);
+        let body = self.new_block();
+        let exit = self.new_block();
+        self.scopes.push(Vec::new());
+        let mut parts = Vec::new();
+        pattern_parts(&expr_for.pat, &mut Vec::new(), &mut parts);
+        for (part, path) in parts {
+            let leaf = self.cfg.derived.len();
+            let vars = pattern_bindings(&part)
+                .iter()
+                .map(|ident| {
+                    let var = self.declare(ident);
+                    self.cfg.vars[var].derived = Some(leaf);
+                    var
+                })
+                .collect();
+            self.cfg.derived.push(DerivedLeaf {
+                snap,
+                pat: quote!(#part),
+                path,
+                vars,
+            });
+        }
+        self.terminate(Term::Advance { snap, body, exit });
+        self.enter(body);
+        self.loop_body_into(expr_for.label.as_ref(), &expr_for.body, header, exit, None);
+        self.scopes.pop();
+        self.finish_loop(exit, dest, None);
     }
 
     fn lower_loop_body(
@@ -1050,6 +1315,11 @@ pub fn lower(function: &MachineFn, errors: &mut Errors) -> Cfg {
         let var = lowerer.declare(&param.ident);
         lowerer.cfg.vars[var].arg = !param.mutable;
         lowerer.cfg.args.push(var);
+    }
+    for state in &function.states {
+        let var = lowerer.declare(&state.ident);
+        lowerer.cfg.vars[var].arg = true;
+        lowerer.cfg.states.push(var);
     }
     let entry = lowerer.new_block();
     lowerer.enter(entry);

@@ -61,6 +61,19 @@ pub struct Param {
     pub forwarded: Vec<Attribute>,
 }
 
+/// A `State<T>` parameter: injected from the server's registered application state on
+/// every round, never an argument, never stored.
+pub struct StateParam {
+    /// The local it binds (`pool` in `pool: State<Pool>` and in `State(pool): State<Pool>`).
+    pub ident: Ident,
+    /// `State(pool)`: the local is the inner `T`, not the `State<T>`.
+    pub destructured: bool,
+    /// `T`.
+    pub inner: Type,
+    /// The declared `State<T>` type.
+    pub ty: Type,
+}
+
 /// The parsed function.
 pub struct MachineFn {
     /// tool / prompt / resource.
@@ -79,6 +92,8 @@ pub struct MachineFn {
     pub params: Vec<Param>,
     /// The `&RequestCx` parameter's name and type, if any.
     pub cx: Option<(Ident, Type)>,
+    /// The `State<T>` parameters, in order.
+    pub states: Vec<StateParam>,
     /// The declared return type (`()` when absent).
     pub ret: Type,
     /// The body.
@@ -222,6 +237,51 @@ pub fn doc_text(attrs: &[Attribute]) -> String {
     lines.join("\n").trim().to_string()
 }
 
+/// `T` when `ty` is `State<T>` (any path ending in `State` with one type argument).
+fn state_inner(ty: &Type) -> Option<Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "State" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(inner)) if args.args.len() == 1 => Some(inner.clone()),
+        _ => None,
+    }
+}
+
+/// Types that hold shared, in-process things: as an argument they would have to come from
+/// the client's JSON, which is never what the author meant.
+const IN_PROCESS_TYPES: &[&str] = &[
+    "Arc", "Rc", "Mutex", "RwLock", "Cell", "RefCell", "OnceLock",
+];
+
+fn in_process_type(ty: &Type) -> Option<String> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let name = last.ident.to_string();
+    IN_PROCESS_TYPES.contains(&name.as_str()).then_some(name)
+}
+
+/// The first `impl Trait` inside `ty`.
+fn impl_trait(ty: &Type) -> Option<&syn::TypeImplTrait> {
+    struct Find<'a>(Option<&'a syn::TypeImplTrait>);
+    impl<'a> syn::visit::Visit<'a> for Find<'a> {
+        fn visit_type_impl_trait(&mut self, node: &'a syn::TypeImplTrait) {
+            self.0.get_or_insert(node);
+        }
+    }
+    let mut find = Find(None);
+    syn::visit::Visit::visit_type(&mut find, ty);
+    find.0
+}
+
+const STATE_HINT: &str = "to reach shared state (a database pool, an HTTP client, a config), take it as \
+     `pool: State<Pool>` (`mrtr::State`) and register the value on the server builder with `.state(pool)`";
+
 fn is_request_cx(ty: &Type) -> bool {
     let Type::Reference(reference) = ty else {
         return false;
@@ -259,18 +319,74 @@ pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> Ma
         errors.at(spanned(variadic), "an mrtr function cannot be variadic");
     }
     let mut params = Vec::new();
+    let mut states = Vec::new();
     let mut cx = None;
     for input in &sig.inputs {
         let typed = match input {
             FnArg::Receiver(receiver) => {
                 errors.at(
                     spanned(receiver),
-                    "an mrtr function is a free function; `self` is not available",
+                    format!("an mrtr function is a free function, so `self` is not available; {STATE_HINT}"),
                 );
                 continue;
             }
             FnArg::Typed(typed) => typed,
         };
+        if let Some(inner) = state_inner(&typed.ty) {
+            let binding = match &*typed.pat {
+                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                    if let Some(mutability) = pat.mutability {
+                        errors.at(
+                            mutability.span,
+                            "a `State<T>` parameter is injected again on every round, so it cannot be `mut`; \
+                             change shared state through interior mutability (`Mutex`, atomics, a pool handle)",
+                        );
+                    }
+                    Some((pat.ident.clone(), false))
+                }
+                Pat::TupleStruct(tuple) if tuple.elems.len() == 1 => match tuple.elems.first() {
+                    Some(Pat::Ident(pat))
+                        if pat.by_ref.is_none()
+                            && pat.subpat.is_none()
+                            && pat.mutability.is_none() =>
+                    {
+                        Some((pat.ident.clone(), true))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            match binding {
+                Some((ident, destructured)) => states.push(StateParam {
+                    ident,
+                    destructured,
+                    inner,
+                    ty: (*typed.ty).clone(),
+                }),
+                None => errors.at(
+                    spanned(&typed.pat),
+                    "a `State<T>` parameter binds a plain name: `pool: State<Pool>` or `State(pool): State<Pool>`",
+                ),
+            }
+            continue;
+        }
+        if let Some(found) = impl_trait(&typed.ty) {
+            errors.at(
+                spanned(found),
+                "a parameter cannot be `impl Trait`: arguments are decoded from the request's JSON, so they need a concrete type \
+                 (e.g. `Vec<String>` instead of `impl IntoIterator<Item = String>`)",
+            );
+            continue;
+        }
+        if let Some(name) = in_process_type(&typed.ty) {
+            errors.at(
+                spanned(&typed.ty),
+                format!(
+                    "`{name}<..>` cannot be a tool argument: every parameter is decoded from the client's JSON arguments; {STATE_HINT}"
+                ),
+            );
+            continue;
+        }
         let Pat::Ident(pat) = &*typed.pat else {
             errors.at(
                 spanned(&typed.pat),
@@ -321,6 +437,12 @@ pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> Ma
         ReturnType::Default => syn::parse_quote!(()),
         ReturnType::Type(_, ty) => (**ty).clone(),
     };
+    if let Some(found) = impl_trait(&ret) {
+        errors.at(
+            spanned(found),
+            "the return type cannot be `impl Trait`: name the concrete type (e.g. `Result<String, ToolError>`)",
+        );
+    }
     let mut signature_tokens = TokenStream::new();
     signature_tokens.extend(sig.asyncness.to_token_stream());
     for input in &sig.inputs {
@@ -367,6 +489,7 @@ pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> Ma
         doc,
         params,
         cx,
+        states,
         ret,
         body: *item.block,
         signature_tokens,

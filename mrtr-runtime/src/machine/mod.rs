@@ -15,6 +15,8 @@
 //! - Keep arguments out of the state: they are re-sent on every retry and bound into the token.
 
 mod answers;
+mod app_state;
+mod as_json;
 mod dsl;
 pub mod input;
 mod iter;
@@ -26,12 +28,15 @@ mod schema_check;
 use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use rmcp::model::{ClientCapabilities, InputRequest, JsonObject, Prompt, Resource, Tool};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use answers::{AnswerError, AnswerProblem, Answers};
+pub use app_state::{AppStates, State, StateRequirement};
+pub use as_json::AsJson;
 pub use input::Input;
 pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use kind::InputKind;
@@ -183,6 +188,9 @@ pub struct MachineDescriptor {
     pub input_kinds: Vec<InputKind>,
     /// Identifies the state layout; change it whenever the layout changes.
     pub fingerprint: u64,
+    /// The application states the machine takes (`State<T>` parameters): `build()`
+    /// fails when one is not registered.
+    pub states: Vec<StateRequirement>,
 }
 
 impl MachineDescriptor {
@@ -241,7 +249,22 @@ impl MachineDescriptor {
             listing,
             input_kinds,
             fingerprint,
+            states: Vec::new(),
         }
+    }
+
+    /// Declares the application states the machine takes.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::{MachineDescriptor, StateRequirement};
+    /// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", schema), [], 1)
+    ///     .with_states([StateRequirement::of::<String>()]);
+    /// assert_eq!(d.states.len(), 1);
+    /// ```
+    pub fn with_states(mut self, states: impl IntoIterator<Item = StateRequirement>) -> Self {
+        self.states.extend(states);
+        self
     }
 
     /// The name requests address (tool/prompt name or resource URI).
@@ -281,6 +304,7 @@ pub struct RequestCx {
     capabilities: ClientCapabilities,
     principal: Option<String>,
     round: u32,
+    states: Arc<AppStates>,
 }
 
 impl RequestCx {
@@ -295,7 +319,38 @@ impl RequestCx {
             capabilities,
             principal,
             round,
+            states: Arc::default(),
         }
+    }
+
+    /// Gives the request access to the server's application states.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mrtr_runtime::machine::{AppStates, RequestCx};
+    /// let mut states = AppStates::default();
+    /// states.insert(7u8);
+    /// let cx = RequestCx::default().with_states(Arc::new(states));
+    /// assert_eq!(*cx.state::<u8>().unwrap(), 7);
+    /// ```
+    pub fn with_states(mut self, states: Arc<AppStates>) -> Self {
+        self.states = states;
+        self
+    }
+
+    /// The registered application state `T`, as a `State<T>` parameter receives it.
+    ///
+    /// ```
+    /// let cx = mrtr_runtime::machine::RequestCx::default();
+    /// assert!(cx.state::<String>().is_err()); // nothing registered
+    /// ```
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Result<State<T>, StepError> {
+        self.states.get::<T>().map(State).ok_or_else(|| {
+            StepError::Internal(format!(
+                "application state `{}` is not registered; add `.state(..)` with a value of this type to the server builder",
+                std::any::type_name::<T>()
+            ))
+        })
     }
 
     /// The capabilities declared in this request's `_meta` (each retry may differ).
@@ -441,35 +496,39 @@ pub struct Suspend {
 }
 
 impl Suspend {
-    /// Encodes `state` with postcard and checks it decodes back to the same bytes, so a
-    /// state that cannot be resumed (e.g. one holding a `serde_json::Value`) fails now,
-    /// loudly, instead of on the client's retry.
+    /// Encodes `state` with postcard and checks that the bytes decode as `S`, so a state
+    /// that cannot be resumed (e.g. one holding a `serde_json::Value`, which postcard
+    /// cannot decode) fails now, with the reason, instead of on the client's retry.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::Suspend;
-    /// assert!(Suspend::new(&serde_json::json!({"a": 1})).is_err());
+    /// # use mrtr_runtime::machine::{Suspend, StepError};
+    /// let error = Suspend::new(&serde_json::json!({"a": 1})).unwrap_err();
+    /// assert!(matches!(error, StepError::Unstorable(_)));
     /// ```
     pub fn new<S: Serialize + DeserializeOwned>(state: &S) -> Result<Self, StepError> {
-        let state_type = std::any::type_name::<S>();
+        Self::encode(state, |bytes| match postcard::take_from_bytes::<S>(bytes) {
+            Ok((_, [])) => Ok(()),
+            Ok(_) => Err("the encoding has trailing bytes".into()),
+            Err(e) => Err(e.to_string()),
+        })
+    }
+
+    fn encode<S: Serialize>(
+        state: &S,
+        decodes: impl FnOnce(&[u8]) -> Result<(), String>,
+    ) -> Result<Self, StepError> {
         let bytes = postcard::to_allocvec(state).map_err(|e| {
-            StepError::Internal(format!("state `{state_type}` does not serialize: {e}"))
+            StepError::Unstorable(unstorable::<S>(&format!("it does not serialize ({e})")))
         })?;
-        let round_trip = postcard::from_bytes::<S>(&bytes)
-            .map_err(|e| e.to_string())
-            .and_then(|decoded| postcard::to_allocvec(&decoded).map_err(|e| e.to_string()));
-        match round_trip {
-            Ok(again) if again == bytes => Ok(Suspend {
-                requests: Vec::new(),
-                state: bytes,
-            }),
-            Ok(_) => Err(StepError::Internal(format!(
-                "state `{state_type}` does not round-trip through postcard"
-            ))),
-            Err(e) => Err(StepError::Internal(format!(
-                "state `{state_type}` does not round-trip through postcard ({e}); \
-                 self-describing values such as serde_json::Value cannot be resumed"
-            ))),
-        }
+        // Decoding (not re-encoding and comparing) is the check: maps with a per-instance
+        // hasher encode their entries in a different order every time.
+        decodes(&bytes).map_err(|e| {
+            StepError::Unstorable(unstorable::<S>(&format!("it does not decode back ({e})")))
+        })?;
+        Ok(Suspend {
+            requests: Vec::new(),
+            state: bytes,
+        })
     }
 
     /// Adds a request under `key`; keys are unique within a round.
@@ -558,6 +617,20 @@ pub enum StepError {
     /// A bug in the machine (`-32603`).
     #[error("internal error: {0}")]
     Internal(String),
+    /// The locals kept across a suspension cannot be stored in `requestState` (`-32603`,
+    /// with this reason in the message).
+    #[error("{0}")]
+    Unstorable(String),
+}
+
+/// Why a state type cannot be stored, in words the tool's author can act on.
+fn unstorable<S>(detail: &str) -> String {
+    format!(
+        "the tool's state cannot be stored between rounds: {detail}. The state type is `{}`. \
+         Values that postcard cannot store (serde_json::Value, #[serde(untagged)], #[serde(flatten)], \
+         #[serde(skip_serializing_if)], ...) can be kept in `mrtr::machine::AsJson`",
+        std::any::type_name::<S>()
+    )
 }
 
 impl From<std::convert::Infallible> for StepError {

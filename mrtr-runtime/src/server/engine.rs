@@ -3,6 +3,7 @@
 //! driver share it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -11,7 +12,8 @@ use rmcp::model::{
 use tracing::Instrument;
 
 use crate::machine::{
-    AnswerProblem, Answers, InputKind, Machine, RequestCx, Resume, Run, Step, StepError, Suspend,
+    AnswerProblem, Answers, AppStates, InputKind, Machine, RequestCx, Resume, Run, Step, StepError,
+    Suspend,
 };
 use crate::token::{Binding, PendingInput, SealInput, StateSealer};
 
@@ -57,6 +59,8 @@ pub(crate) struct Engine {
     pub(crate) sealer: StateSealer,
     pub(crate) audience: String,
     pub(crate) stale_state: StaleStatePolicy,
+    /// The application states `State<T>` parameters are filled from.
+    pub(crate) states: Arc<AppStates>,
 }
 
 /// A suspension held in memory: the requests and the encoded state.
@@ -167,7 +171,8 @@ impl Engine {
                 incoming.capabilities.clone(),
                 incoming.principal.clone(),
                 completed_rounds,
-            );
+            )
+            .with_states(self.states.clone());
             let run = Run {
                 arguments: incoming.arguments,
                 resume: resume.take(),
@@ -237,6 +242,10 @@ impl Engine {
                     span.record("rejection", "undecodable_state");
                     tracing::warn!(%detail, "authentic requestState does not decode as this machine's state");
                     return Err(errors::rejected_state());
+                }
+                Err(StepError::Unstorable(reason)) => {
+                    span.record("outcome", "unstorable state");
+                    return Err(errors::unstorable_state(descriptor.name(), &reason));
                 }
                 Err(error) => {
                     span.record("outcome", "internal error");

@@ -132,6 +132,14 @@ pub(crate) fn internal(detail: &str) -> ErrorData {
     ErrorData::internal_error("the server failed to process this request", None)
 }
 
+/// `-32603` for a machine whose locals cannot be stored in `requestState`: the author's
+/// bug, and one only the author can fix, so the reason is in the message (it names types,
+/// never values) and in the log.
+pub(crate) fn unstorable_state(target: &str, reason: &str) -> ErrorData {
+    tracing::error!(target, reason, "mrtr machine state cannot be stored");
+    ErrorData::internal_error(format!("`{target}` cannot continue: {reason}"), None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

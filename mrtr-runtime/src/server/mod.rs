@@ -16,6 +16,7 @@
 //! # Ok(()) }
 //! ```
 
+mod build_error;
 pub(crate) mod engine;
 mod errors;
 pub mod http;
@@ -36,13 +37,30 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+pub use build_error::BuildError;
 pub use engine::StaleStatePolicy;
 pub use principal::{Principal, PrincipalResolver};
 
-use crate::machine::{Listing, Machine};
-use crate::token::{Clock, KeyRing, KeyRingError, StateSealer, SystemClock};
+use crate::machine::{AppStates, Listing, Machine, MachineDescriptor};
+use crate::token::{Clock, KeyRing, StateSealer, SystemClock};
 use engine::{Answer, Engine, Incoming};
 use registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
+
+/// Every `State<T>` a machine takes must be registered.
+fn check_states<'a>(
+    descriptors: impl Iterator<Item = &'a MachineDescriptor>,
+    states: &AppStates,
+) -> Result<(), BuildError> {
+    for descriptor in descriptors {
+        if let Some(missing) = descriptor.states.iter().find(|s| !states.satisfies(s)) {
+            return Err(BuildError::MissingState {
+                machine: descriptor.name().to_string(),
+                state: missing.type_name(),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// The `_meta` key under which a listed tool, prompt or resource names the input kinds it
 /// may ask for (e.g. `["elicitation.form", "sampling"]`).
@@ -126,6 +144,7 @@ pub struct McpServerBuilder {
     prompts: Registry<dyn Machine<Output = GetPromptResult>>,
     resources: Registry<dyn Machine<Output = ReadResourceResult>>,
     principal: Option<PrincipalResolver>,
+    states: AppStates,
 }
 
 impl McpServer<NoFallback> {
@@ -147,6 +166,7 @@ impl McpServer<NoFallback> {
             prompts: Registry::default(),
             resources: Registry::default(),
             principal: None,
+            states: AppStates::default(),
         }
     }
 }
@@ -246,6 +266,19 @@ impl McpServerBuilder {
         self
     }
 
+    /// Registers application state (a pool, a client, a config) for the machines that
+    /// take a `State<T>` parameter. The value is cloned into every round, so register a
+    /// cheap handle (an `Arc<..>`, a pool handle); one value per type.
+    ///
+    /// ```
+    /// use std::sync::{Arc, atomic::AtomicU64};
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").state(Arc::new(AtomicU64::new(0)));
+    /// ```
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
     /// Registers a tool machine (e.g. a `#[mrtr::tool]` function).
     ///
     /// ```no_run
@@ -292,7 +325,7 @@ impl McpServerBuilder {
     ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
     ///     .build().unwrap();
     /// ```
-    pub fn build(self) -> Result<McpServer<NoFallback>, KeyRingError> {
+    pub fn build(self) -> Result<McpServer<NoFallback>, BuildError> {
         self.build_with(NoFallback)
     }
 
@@ -307,7 +340,11 @@ impl McpServerBuilder {
     ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
     ///     .build_with(Legacy).unwrap();
     /// ```
-    pub fn build_with<F: ServerHandler>(self, fallback: F) -> Result<McpServer<F>, KeyRingError> {
+    pub fn build_with<F: ServerHandler>(self, fallback: F) -> Result<McpServer<F>, BuildError> {
+        let descriptors = (self.tools.iter().map(|m| m.descriptor()))
+            .chain(self.prompts.iter().map(|m| m.descriptor()))
+            .chain(self.resources.iter().map(|m| m.descriptor()));
+        check_states(descriptors, &self.states)?;
         let keys = match self.keys {
             Some(keys) => keys,
             None => KeyRing::from_env_or_generate()?,
@@ -328,6 +365,7 @@ impl McpServerBuilder {
                     sealer,
                     audience,
                     stale_state: self.stale_state,
+                    states: Arc::new(self.states),
                 },
                 info: self.info,
                 tools: self.tools,

@@ -1,0 +1,28 @@
+//! Why `McpServerBuilder::build` refused to build a server.
+
+use crate::token::KeyRingError;
+
+/// A server that would fail at its first request is refused when it is built.
+///
+/// ```
+/// use mrtr_runtime::server::BuildError;
+/// let error = BuildError::MissingState { machine: "purge".into(), state: "app::Pool" };
+/// assert!(error.to_string().contains(".state("));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The sealing keys could not be loaded.
+    #[error(transparent)]
+    Keys(#[from] KeyRingError),
+    /// A machine takes `State<T>` but no `T` was registered.
+    #[error(
+        "`{machine}` takes `State<{state}>`, but no `{state}` is registered; add `.state(value)` to the server builder"
+    )]
+    MissingState {
+        /// The tool or prompt name, or the resource URI.
+        machine: String,
+        /// The missing state's type name.
+        state: &'static str,
+    },
+}

@@ -1,0 +1,368 @@
+//! Everyday Rust in `#[mrtr::tool]` bodies (issue 8): application state, maps and sets,
+//! loops over borrowed iterators, string literals, deferred initialization in brace-less
+//! arms, suspensions after a pure prefix, names that collide with generated ones, and
+//! states that cannot be stored. Every flow goes through real sealing each round.
+
+mod machine_support;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use machine_support::*;
+use mrtr::State;
+use mrtr::machine::{AsJson, Elicited, ToolError};
+use mrtr::testing::Harness;
+use serde_json::json;
+
+fn failure<O>(result: Result<Flow<O>, rmcp::ErrorData>) -> rmcp::ErrorData {
+    match result {
+        Ok(_) => panic!("the flow completed"),
+        Err(error) => error,
+    }
+}
+
+fn answer_text(value: &str) -> serde_json::Value {
+    accept(json!({"text": value}))
+}
+
+fn yes() -> serde_json::Value {
+    accept(json!({"confirm": true}))
+}
+
+/// A connection-pool-like shared object: the test reads what the tool did through it.
+#[derive(Default)]
+struct Pool {
+    writes: AtomicU32,
+    connects: AtomicU32,
+}
+
+/// Counts a connect on every round (state is injected each round) and a write at the end.
+#[mrtr::tool]
+async fn purge(pool: State<Arc<Pool>>, table: String) -> Result<String, ToolError> {
+    pool.connects.fetch_add(1, Ordering::SeqCst);
+    let go = ask!(confirm(format!("Purge {table}?"))).accepted()?;
+    if go {
+        pool.writes.fetch_add(1, Ordering::SeqCst);
+    }
+    Ok(format!("purged {table}: {go}"))
+}
+
+/// The destructuring form, and two states.
+#[mrtr::tool]
+async fn tally(State(counter): State<Arc<AtomicU32>>, State(prefix): State<String>) -> String {
+    let before = counter.fetch_add(1, Ordering::SeqCst);
+    let word = ask!(text("Word?")).ok().unwrap_or_default();
+    format!("{prefix}{before}:{word}:{}", counter.load(Ordering::SeqCst))
+}
+
+#[tokio::test]
+async fn app_state_is_injected_every_round_and_never_stored() {
+    let pool = Arc::new(Pool::default());
+    let harness = Harness::new().state(pool.clone());
+    let flow = drive_with(&harness, &purge, json!({"table": "logs"}), |_, _, _| yes())
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "purged logs: true");
+    // Code before the suspension ran once; the state was injected into both rounds.
+    assert_eq!(pool.connects.load(Ordering::SeqCst), 1);
+    assert_eq!(pool.writes.load(Ordering::SeqCst), 1);
+
+    let counter = Arc::new(AtomicU32::new(10));
+    let harness = Harness::new()
+        .state(counter.clone())
+        .state(String::from("n="));
+    let flow = drive_with(&harness, &tally, json!({}), |_, _, _| answer_text("hi"))
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "n=10:hi:11");
+    assert_eq!(counter.load(Ordering::SeqCst), 11);
+}
+
+#[tokio::test]
+async fn a_missing_state_is_refused_before_anything_runs() {
+    let error = failure(drive(&purge, json!({"table": "logs"}), |_, _, _| yes()).await);
+    assert!(
+        error
+            .message
+            .contains("State<alloc::sync::Arc<everyday_rust::Pool>>"),
+        "{}",
+        error.message
+    );
+    let built = mrtr::server::McpServer::builder("t")
+        .keys(mrtr::token::KeyRing::generate_process_local().unwrap())
+        .tool(purge)
+        .build();
+    let Err(error) = built else {
+        panic!("build() accepted a tool whose state is not registered")
+    };
+    assert!(matches!(
+        error,
+        mrtr::server::BuildError::MissingState { ref machine, .. } if machine == "purge"
+    ));
+    assert!(error.to_string().contains(".state(value)"), "{error}");
+}
+
+/// Many entries in hashed collections, kept across two suspensions.
+#[mrtr::tool]
+async fn dedupe(count: u32) -> String {
+    let mut seen = HashSet::new();
+    let mut owners: HashMap<String, u32> = HashMap::new();
+    for n in 0..count {
+        seen.insert(format!("file-{n}"));
+        owners.insert(format!("owner-{}", n % 7), n);
+    }
+    let extra = ask!(text("Extra file?")).ok().unwrap_or_default();
+    seen.insert(extra);
+    let _ = ask!(confirm("Continue?"));
+    let mut owners: Vec<_> = owners.into_iter().collect();
+    owners.sort();
+    format!("{} {:?}", seen.len(), owners)
+}
+
+#[tokio::test]
+async fn hash_maps_and_sets_survive_suspensions_every_time() {
+    for count in [2u32, 10, 200] {
+        let mut owners: Vec<(String, u32)> = (0..count)
+            .map(|n| (format!("owner-{}", n % 7), n))
+            .collect::<HashMap<_, _>>()
+            .into_iter()
+            .collect();
+        owners.sort();
+        let expected = format!("{} {:?}", count + 1, owners);
+        for _ in 0..25 {
+            let flow = drive(&dedupe, json!({"count": count}), |_, _, round| {
+                if round == 0 {
+                    answer_text("extra")
+                } else {
+                    yes()
+                }
+            })
+            .await
+            .unwrap();
+            assert_eq!(text(&flow.output), expected);
+        }
+    }
+}
+
+/// Loops over borrowed iterators, each asking in the body.
+#[mrtr::tool]
+async fn review(files: Vec<String>, notes: BTreeMap<String, u32>, text_block: String) -> String {
+    let mut log = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let ok = ask!(confirm(format!("Ship {f} ({i})?")))
+            .ok()
+            .unwrap_or(false);
+        log.push(format!("{i}:{f}:{ok}:{}", f.len()));
+    }
+    for f in &files {
+        let _ = ask!(text(format!("Note for {f}?")));
+        let f: &String = f; // still a reference after the suspension
+        log.push(f.to_uppercase());
+    }
+    for (name, weight) in &notes {
+        let _ = ask!(confirm(format!("{name}={weight}?")));
+        log.push(format!("{name}*{}", *weight * 2));
+    }
+    for key in notes.keys() {
+        let _ = ask!(confirm(format!("key {key}")));
+        log.push(key.clone());
+    }
+    for line in text_block.lines() {
+        let answer = ask!(text(format!("line {line}"))).ok().unwrap_or_default();
+        log.push(format!("{}{answer}", line.trim()));
+    }
+    for pair in files.chunks(2) {
+        let _ = ask!(confirm(format!("pair {}", pair.len())));
+        log.push(pair.join("+"));
+    }
+    for (a, b) in files.iter().zip(files.iter().skip(1)) {
+        let _ = ask!(confirm("zip"));
+        log.push(format!("{a}<{b}"));
+    }
+    for big in files.iter().filter(|f| f.len() > 5) {
+        let _ = ask!(confirm("big"));
+        log.push(format!("big {big}"));
+    }
+    for (i, f) in files.clone().into_iter().enumerate() {
+        let _ = ask!(confirm("owned"));
+        let mut owned: String = f;
+        owned.push('!');
+        log.push(format!("{i}{owned}"));
+    }
+    log.join(",")
+}
+
+fn review_plain(files: &[String], notes: &BTreeMap<String, u32>, text_block: &str) -> String {
+    let mut log = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        log.push(format!("{i}:{f}:true:{}", f.len()));
+    }
+    for f in files {
+        log.push(f.to_uppercase());
+    }
+    for (name, weight) in notes {
+        log.push(format!("{name}*{}", *weight * 2));
+    }
+    for key in notes.keys() {
+        log.push(key.clone());
+    }
+    for line in text_block.lines() {
+        log.push(format!("{}ok", line.trim()));
+    }
+    for pair in files.chunks(2) {
+        log.push(pair.join("+"));
+    }
+    for (a, b) in files.iter().zip(files.iter().skip(1)) {
+        log.push(format!("{a}<{b}"));
+    }
+    for big in files.iter().filter(|f| f.len() > 5) {
+        log.push(format!("big {big}"));
+    }
+    for (i, f) in files.iter().cloned().enumerate() {
+        log.push(format!("{i}{f}!"));
+    }
+    log.join(",")
+}
+
+#[tokio::test]
+async fn loops_over_borrowed_iterators_see_the_same_items() {
+    let files: Vec<String> = ["a.rs", "long_name.rs", "c.rs"].map(String::from).into();
+    let notes: BTreeMap<String, u32> = [("x".to_string(), 2), ("y".to_string(), 5)].into();
+    let block = "  one\ntwo ";
+    let mut questions = Vec::new();
+    let flow = drive(
+        &review,
+        json!({"files": files, "notes": notes, "text_block": block}),
+        |_, request, _| {
+            let question = message(request);
+            let reply = if question.starts_with("line") || question.starts_with("Note") {
+                answer_text("ok")
+            } else {
+                yes()
+            };
+            questions.push(question);
+            reply
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), review_plain(&files, &notes, block));
+    assert_eq!(questions[0], "Ship a.rs (0)?");
+    assert_eq!(questions[3], "Note for a.rs?");
+    assert_eq!(questions[6], "x=2?");
+}
+
+/// String literals kept across suspensions.
+#[cfg(any())]
+#[mrtr::tool]
+async fn environments(prod: bool) -> String {
+    let env = if prod { "production" } else { "staging" };
+    let label: Option<&str> = prod.then_some("careful");
+    let mut reviewed = Vec::new();
+    for area in ["security", "perf"] {
+        let ok = ask!(confirm(format!("{area} in {env}?")))
+            .ok()
+            .unwrap_or(false);
+        reviewed.push((area, ok));
+    }
+    let tier = match env {
+        "production" => "gold",
+        _ => "bronze",
+    };
+    let _ = ask!(confirm("done?"));
+    format!("{env} {tier} {label:?} {reviewed:?}")
+}
+
+#[cfg(any())]
+#[tokio::test]
+async fn string_literals_are_kept_without_copies() {
+    let flow = drive(&environments, json!({"prod": true}), |_, _, _| yes())
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&flow.output),
+        r#"production gold Some("careful") [("security", true), ("perf", true)]"#
+    );
+    let flow = drive(&environments, json!({"prod": false}), |_, _, _| decline())
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&flow.output),
+        r#"staging bronze None [("security", false), ("perf", false)]"#
+    );
+}
+
+/// Deferred initialization in brace-less match arms; a pure prefix before a suspension;
+/// a parameter named like the tool.
+#[mrtr::tool]
+async fn search(search: String, base: u32) -> Result<String, ToolError> {
+    let region;
+    match search.as_str() {
+        "aws" => region = ask!(text("AWS region?")).accepted()?,
+        "gcp" => region = String::from("europe-west1"),
+        _ => return Err(ToolError::new("unknown cloud")),
+    }
+    let mut totals = vec![1u32, 2];
+    let i = 1;
+    totals[i] += ask!(text("Add?")).accepted()?.len() as u32;
+    let scaled = base * 2 + ask!(text("More?")).accepted()?.len() as u32;
+    Ok(format!("{search} {region} {totals:?} {scaled}"))
+}
+
+#[tokio::test]
+async fn brace_less_arms_pure_prefixes_and_colliding_names() {
+    let flow = drive(
+        &search,
+        json!({"search": "aws", "base": 5}),
+        |_, _, round| answer_text(["eu-west-1", "abc", "xy"][round]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "aws eu-west-1 [1, 5] 12");
+    let flow = drive(&search, json!({"search": "gcp", "base": 0}), |_, _, _| {
+        answer_text("")
+    })
+    .await
+    .unwrap();
+    assert_eq!(text(&flow.output), "gcp europe-west1 [1, 2] 0");
+}
+
+/// Shapes postcard cannot decode, kept through `AsJson`; and the same without it.
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum TicketId {
+    Number(u64),
+    Key(String),
+}
+
+#[mrtr::tool]
+async fn triage(kept: bool) -> Result<String, ToolError> {
+    if kept {
+        let ticket = AsJson(json!({"id": 7, "labels": ["bug"]}));
+        let id = AsJson(TicketId::Key("OPS-1".into()));
+        let ok = ask!(confirm("File it?")).accepted()?;
+        Ok(format!("{} {:?} {ok}", ticket["labels"][0], *id))
+    } else {
+        let ticket = json!({"id": 7});
+        let ok = ask!(confirm("File it?")).accepted()?;
+        Ok(format!("{ticket} {ok}"))
+    }
+}
+
+#[tokio::test]
+async fn unstorable_state_says_why_and_as_json_stores_it() {
+    let flow = drive(&triage, json!({"kept": true}), |_, _, _| yes())
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), r#""bug" Key("OPS-1") true"#);
+    let error = failure(drive(&triage, json!({"kept": false}), |_, _, _| yes()).await);
+    assert_eq!(error.code.0, -32603);
+    assert!(
+        error.message.contains("cannot be stored between rounds"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("AsJson"), "{}", error.message);
+    let _ = Elicited::<bool>::Decline;
+}
