@@ -22,6 +22,7 @@ pub use crate::machine::{
     Machine, MachineDescriptor, Outcome, RequestCx, Roots, Run, Sampled, State, StateRequirement,
     Step, StepError, StepFuture, Suspend,
 };
+pub use crate::machine::{DecodeError, decode_state};
 
 pub use ::core;
 pub use ::std;

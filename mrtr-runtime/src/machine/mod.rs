@@ -24,6 +24,7 @@ mod kind;
 mod outcome;
 mod reply;
 mod schema_check;
+mod state_codec;
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -42,6 +43,7 @@ pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use kind::InputKind;
 pub use outcome::{Elicited, NotAccepted, Outcome, Roots, Sampled, WorkspaceRoot};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
+pub use state_codec::{DecodeError, decode_state};
 
 /// The future a machine step returns.
 pub type StepFuture<'a, O> = Pin<Box<dyn Future<Output = Result<Step<O>, StepError>> + Send + 'a>>;
