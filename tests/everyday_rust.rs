@@ -254,7 +254,6 @@ async fn loops_over_borrowed_iterators_see_the_same_items() {
 }
 
 /// String literals kept across suspensions.
-#[cfg(any())]
 #[mrtr::tool]
 async fn environments(prod: bool) -> String {
     let env = if prod { "production" } else { "staging" };
@@ -274,7 +273,6 @@ async fn environments(prod: bool) -> String {
     format!("{env} {tier} {label:?} {reviewed:?}")
 }
 
-#[cfg(any())]
 #[tokio::test]
 async fn string_literals_are_kept_without_copies() {
     let flow = drive(&environments, json!({"prod": true}), |_, _, _| yes())

@@ -52,12 +52,17 @@ pub fn take_answer<O: Outcome>(
     Ok(answers.take::<O>(key)?)
 }
 
-/// Stores `state` in `slot` and starts a suspension with it.
-pub fn suspend_with<S>(slot: &mut Option<S>, state: S) -> Result<Suspend, StepError>
+/// Stores `state` in `slot` and starts a suspension with it; `literals` are the body's
+/// string literals (sorted), the only `&'static str` values the state may hold.
+pub fn suspend_with<S>(
+    slot: &mut Option<S>,
+    state: S,
+    literals: &'static [&'static str],
+) -> Result<Suspend, StepError>
 where
-    S: serde::Serialize + serde::de::DeserializeOwned,
+    S: serde::Serialize + serde::Deserialize<'static>,
 {
-    Suspend::new(slot.insert(state))
+    Suspend::with_literals(slot.insert(state), literals)
 }
 
 /// Checked on every local the state keeps, at the local's own span: one error per local
@@ -70,7 +75,7 @@ where
 )]
 pub trait Keep {}
 #[diagnostic::do_not_recommend]
-impl<T: serde::Serialize + serde::de::DeserializeOwned> Keep for T {}
+impl<T: serde::Serialize + serde::Deserialize<'static> + 'static> Keep for T {}
 
 pub fn keep_across_suspension<T: Keep>(_: &T) {}
 

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Ident;
 
 use super::analyze::Liveness;
@@ -417,6 +417,7 @@ impl Gen<'_> {
             let __mrtr_suspend = ::mrtr::__private::suspend_with(
                 &mut __mrtr_slot,
                 __MrtrState::#name { #(#fields,)* #(#markers),* },
+                __MRTR_LITERALS,
             )? #(#asks)*;
             return ::core::result::Result::Ok(::mrtr::__private::Step::Suspend(__mrtr_suspend));
         });
@@ -626,6 +627,27 @@ fn descriptor(function: &MachineFn, kinds: &BTreeSet<KindHint>, fingerprint: u64
     }
 }
 
+/// Every string literal in `tokens` (also inside macro invocations), sorted and
+/// deduplicated: the strings a `&'static str` in the state may decode to.
+pub fn string_literals(tokens: TokenStream) -> Vec<String> {
+    fn walk(tokens: TokenStream, out: &mut std::collections::BTreeSet<String>) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Group(group) => walk(group.stream(), out),
+                TokenTree::Literal(literal) => {
+                    if let Ok(syn::Lit::Str(text)) = syn::parse2::<syn::Lit>(quote!(#literal)) {
+                        out.insert(text.value());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk(tokens, &mut out);
+    out.into_iter().collect()
+}
+
 /// Generates the machine.
 pub fn expand(
     function: &MachineFn,
@@ -752,6 +774,7 @@ pub fn expand(
         .map(|block| generator.block(block))
         .collect();
     let late_errors = generator.errors.take();
+    let literals = string_literals(function.body.to_token_stream());
     let items = &cfg.items;
     let convert = match function.kind {
         Kind::Tool => quote!(::mrtr::__private::IntoToolResult::into_tool_result(value)?),
@@ -832,6 +855,9 @@ pub fn expand(
                 #late_errors
                 #(#items)*
 
+                // The only `&'static str` values a state may hold (see `decode_state`).
+                const __MRTR_LITERALS: &[&str] = &[#(#literals),*];
+
                 enum __MrtrFlow<#(#flow_generics),*> { #(#flow_variants),* }
 
                 #[derive(::mrtr::__private::serde::Serialize, ::mrtr::__private::serde::Deserialize)]
@@ -849,7 +875,9 @@ pub fn expand(
                         __mrtr_flow = __MrtrFlow::B0 { #(#entry_fields),* };
                     }
                     ::core::option::Option::Some(mut __mrtr_resume) => {
-                        __mrtr_slot = ::core::option::Option::Some(__mrtr_resume.state()?);
+                        __mrtr_slot = ::core::option::Option::Some(
+                            __mrtr_resume.state_with_literals(__MRTR_LITERALS)?,
+                        );
                         match __mrtr_slot.take() {
                             #(#resume_arms)*
                             _ => {

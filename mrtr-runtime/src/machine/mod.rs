@@ -32,7 +32,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{ClientCapabilities, InputRequest, JsonObject, Prompt, Resource, Tool};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde::de::DeserializeOwned;
 
 pub use answers::{AnswerError, AnswerProblem, Answers};
@@ -461,13 +461,24 @@ impl Resume {
     /// assert!(r.state::<u8>().is_err()); // trailing bytes
     /// ```
     pub fn state<S: DeserializeOwned>(&self) -> Result<S, StepError> {
-        match postcard::take_from_bytes::<S>(&self.state) {
-            Ok((state, [])) => Ok(state),
-            Ok(_) => Err(StepError::StateMismatch(
-                "trailing bytes after the state".into(),
-            )),
-            Err(e) => Err(StepError::StateMismatch(e.to_string())),
-        }
+        self.state_with_literals(&[])
+    }
+
+    /// Decodes the state as `S`, where every `&'static str` in it must be one of
+    /// `literals` (sorted): how a machine keeps string literals across a suspension
+    /// without leaking attacker-chosen strings.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::{Answers, Resume};
+    /// let r = Resume::new(postcard::to_allocvec(&"prod").unwrap(), Answers::default());
+    /// assert_eq!(r.state_with_literals::<&'static str>(&["dev", "prod"]).unwrap(), "prod");
+    /// assert!(r.state_with_literals::<&'static str>(&["dev"]).is_err());
+    /// ```
+    pub fn state_with_literals<S: Deserialize<'static>>(
+        &self,
+        literals: &'static [&'static str],
+    ) -> Result<S, StepError> {
+        decode_state(&self.state, literals).map_err(|e| StepError::StateMismatch(e.to_string()))
     }
 
     /// The answers of the round being resumed.
@@ -512,6 +523,25 @@ impl Suspend {
             Ok((_, [])) => Ok(()),
             Ok(_) => Err("the encoding has trailing bytes".into()),
             Err(e) => Err(e.to_string()),
+        })
+    }
+
+    /// Like [`Suspend::new`] for a state holding `&'static str` values, which must be
+    /// among `literals` (sorted) to decode again.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::Suspend;
+    /// assert!(Suspend::with_literals(&("prod", 1u8), &["prod"]).is_ok());
+    /// assert!(Suspend::with_literals(&("other", 1u8), &["prod"]).is_err());
+    /// ```
+    pub fn with_literals<S: Serialize + Deserialize<'static>>(
+        state: &S,
+        literals: &'static [&'static str],
+    ) -> Result<Self, StepError> {
+        Self::encode(state, |bytes| {
+            decode_state::<S>(bytes, literals)
+                .map(drop)
+                .map_err(|e| e.to_string())
         })
     }
 
