@@ -364,3 +364,29 @@ async fn unstorable_state_says_why_and_as_json_stores_it() {
     assert!(error.message.contains("AsJson"), "{}", error.message);
     let _ = Elicited::<bool>::Decline;
 }
+
+/// A `&'static str` from outside the body (a helper's literal) is not in the body's table.
+fn helper_label(prod: bool) -> &'static str {
+    if prod { "helper-prod" } else { "helper-dev" }
+}
+
+#[mrtr::tool]
+async fn labelled(prod: bool) -> String {
+    let label = helper_label(prod);
+    let _ = ask!(confirm("Go?"));
+    label.to_string()
+}
+
+#[tokio::test]
+async fn a_static_str_from_a_helper_is_refused_with_the_fix() {
+    let error = failure(drive(&labelled, json!({"prod": true}), |_, _, _| yes()).await);
+    assert_eq!(error.code.0, -32603);
+    assert!(
+        error
+            .message
+            .contains("not a string literal of the tool's body"),
+        "{}",
+        error.message
+    );
+    assert!(!error.message.contains("helper-prod"), "{}", error.message);
+}

@@ -26,7 +26,7 @@ use mrtr::client::{
     CallOutput, CallTarget, HandlerError, InputHandlers, MrtrClient, PendingCall, RoundObserver,
 };
 use mrtr::testing::{Harness, Transcript};
-use order_flow::order_food;
+use order_flow::{Kitchen, order_food};
 use rmcp::model::{
     CallToolResult, CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult,
     ElicitationAction, InputRequest, ListRootsResult, Role, Root, SamplingMessage,
@@ -219,6 +219,7 @@ async fn deploy_wizard_without_an_environment_is_an_error_result() {
 
 #[tokio::test]
 async fn order_loops_over_dishes_then_confirms_and_samples_a_note() {
+    let kitchen = Arc::new(Kitchen::default());
     let mut answers = Answers::new(vec![
         (
             "dish",
@@ -232,6 +233,7 @@ async fn order_loops_over_dishes_then_confirms_and_samples_a_note() {
     ]);
     let mut sampled_prompt = String::new();
     let transcript = Harness::new()
+        .state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Ada"}), |key, request| {
             if let InputRequest::CreateMessage(sampling) = request {
                 sampled_prompt = serde_json::to_string(&sampling.params.messages).unwrap();
@@ -252,6 +254,12 @@ async fn order_loops_over_dishes_then_confirms_and_samples_a_note() {
     assert_eq!(keys[4].len(), 1);
     assert!(keys[4][0].starts_with("sample"));
     assert!(sampled_prompt.contains("2 × pad thai, 1 × margherita, 3 × tiramisu"));
+    // The shared kitchen (application state) got exactly one ticket: the code that places
+    // it ran once, in the last round.
+    assert_eq!(
+        kitchen.tickets(),
+        ["Ada: 2 × pad thai, 1 × margherita, 3 × tiramisu — Ada's lunch, extra napkins."]
+    );
     assert_eq!(
         answers.messages("dish"),
         [
@@ -268,6 +276,7 @@ async fn order_loops_over_dishes_then_confirms_and_samples_a_note() {
 
 #[tokio::test]
 async fn order_declining_the_total_exits_before_sampling() {
+    let kitchen = Arc::new(Kitchen::default());
     let mut answers = Answers::new(vec![
         (
             "dish",
@@ -278,18 +287,22 @@ async fn order_declining_the_total_exits_before_sampling() {
         ("place", vec![decline()]),
     ]);
     let transcript = Harness::new()
+        .state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Bo"}), |key, request| {
             answers.answer(key, request)
         })
         .await
         .unwrap();
     assert_eq!(tool_text(&transcript.output), "Order for Bo not placed.");
+    assert!(kitchen.tickets().is_empty());
     assert_eq!(keys_per_round(&transcript), [vec!["dish"], vec!["place"]]);
 }
 
 #[tokio::test]
 async fn order_cancel_abandons_and_decline_with_nothing_orders_nothing() {
+    let kitchen = Arc::new(Kitchen::default());
     let transcript = Harness::new()
+        .state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Cy"}), |_, _| cancel())
         .await
         .unwrap();
@@ -297,6 +310,7 @@ async fn order_cancel_abandons_and_decline_with_nothing_orders_nothing() {
     assert_eq!(transcript.rounds.len(), 1);
 
     let transcript = Harness::new()
+        .state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Cy"}), |_, _| decline())
         .await
         .unwrap();
@@ -306,6 +320,7 @@ async fn order_cancel_abandons_and_decline_with_nothing_orders_nothing() {
 
 #[tokio::test]
 async fn order_re_asks_when_the_quantity_is_out_of_range() {
+    let kitchen = Arc::new(Kitchen::default());
     let mut answers = Answers::new(vec![
         (
             "dish",
@@ -318,6 +333,7 @@ async fn order_re_asks_when_the_quantity_is_out_of_range() {
         ("place", vec![decline()]),
     ]);
     let transcript = Harness::new()
+        .state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Di"}), |key, request| {
             answers.answer(key, request)
         })

@@ -1,8 +1,35 @@
 //! An order flow: add dishes in a loop until the customer says they are done, confirm the
 //! total (declining exits early), and let the client's model write the confirmation note.
 
+use std::sync::{Arc, Mutex};
+
+use mrtr::State;
 use mrtr::machine::{Elicited, ToolError};
 use serde::{Deserialize, Serialize};
+
+/// The kitchen's ticket rail: application state shared by every flow on this server
+/// (registered with `.state(..)`, injected into each round, never sealed into a token).
+#[derive(Debug, Default)]
+pub struct Kitchen {
+    tickets: Mutex<Vec<String>>,
+}
+
+impl Kitchen {
+    /// Puts a ticket on the rail; returns its number (from 1).
+    pub fn place(&self, ticket: String) -> usize {
+        let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        tickets.push(ticket);
+        tickets.len()
+    }
+
+    /// The tickets placed so far.
+    pub fn tickets(&self) -> Vec<String> {
+        self.tickets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
 
 /// What the kitchen serves.
 #[derive(mrtr::FormChoice, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
@@ -74,6 +101,7 @@ fn money(cents: u32) -> String {
 /// Take a food order: dishes one by one, a confirmation of the total, and a note for the kitchen.
 #[mrtr::tool]
 pub async fn order_food(
+    State(kitchen): State<Arc<Kitchen>>,
     /// Who the order is for.
     customer: String,
 ) -> Result<String, ToolError> {
@@ -119,6 +147,7 @@ pub async fn order_food(
         .system("You write short, friendly kitchen tickets.")
         .max_tokens(80)
     );
+    kitchen.place(format!("{customer}: {} — {}", receipt(&lines), note.text()));
     Ok(format!(
         "Order placed for {customer}: {} — total {}. Kitchen note: {}",
         receipt(&lines),

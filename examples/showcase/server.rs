@@ -8,12 +8,15 @@ use mrtr::server::http::HttpServing;
 use crate::deploy_wizard::deploy_wizard;
 use crate::explain_prompt::explain_prompt;
 use crate::file_organiser::organise_files;
-use crate::order_flow::order_food;
+use std::sync::Arc;
+
+use crate::order_flow::{Kitchen, order_food};
 use crate::vault_resource::vault_keys;
 
 /// Builds the server with all the examples registered.
 pub fn showcase_server() -> anyhow::Result<McpServer> {
     Ok(McpServer::builder("mrtr-showcase")
+        .state(Arc::new(Kitchen::default()))
         .tool(deploy_wizard)
         .tool(order_food)
         .tool(organise_files)

@@ -73,11 +73,42 @@ where
     note = "derive `Serialize` and `Deserialize` for it, keep a type from another crate in `mrtr::machine::AsJson(..)`, \
             or drop the local before the suspension"
 )]
-pub trait Keep {}
+pub trait Keep {
+    type Kept;
+    fn kept(self) -> Self::Kept;
+}
 #[diagnostic::do_not_recommend]
-impl<T: serde::Serialize + serde::Deserialize<'static> + 'static> Keep for T {}
+impl<T: serde::Serialize + serde::Deserialize<'static> + 'static> Keep for T {
+    type Kept = T;
+    fn kept(self) -> T {
+        self
+    }
+}
 
-pub fn keep_across_suspension<T: Keep>(_: &T) {}
+/// A stored local's value, checked by [`Keep`]: when the check fails the result is an
+/// error type, so the state enum reports nothing more.
+pub fn kept<T: Keep>(value: T) -> T::Kept {
+    value.kept()
+}
+
+/// The state enum's `Serialize` bound on each stored local's type, so a local that is
+/// not storable is reported in our words (never with serde's list of every type).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be kept across a suspension: it does not implement `serde::Serialize`",
+    label = "a local of this type is live across a suspension (see the error at the local)"
+)]
+pub trait KeepSerialize: serde::Serialize {}
+#[diagnostic::do_not_recommend]
+impl<T: serde::Serialize> KeepSerialize for T {}
+
+/// The state enum's `Deserialize` bound, like [`KeepSerialize`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be kept across a suspension: it does not implement `serde::Deserialize`",
+    label = "a local of this type is live across a suspension (see the error at the local)"
+)]
+pub trait KeepDeserialize<'de>: serde::Deserialize<'de> {}
+#[diagnostic::do_not_recommend]
+impl<'de, T: serde::Deserialize<'de>> KeepDeserialize<'de> for T {}
 
 /// The `?` operator for `Result` and `Option`, redirected to the user's return type.
 pub trait Branch {

@@ -18,4 +18,16 @@ pub mod testing;
 pub mod token;
 
 pub use machine::{AsJson, State};
+
+/// What a tool module usually needs: `use mrtr::prelude::*;`.
+///
+/// ```
+/// use mrtr_runtime::prelude::*;
+/// let kept: AsJson<u8> = AsJson(1);
+/// assert_eq!(*kept, 1);
+/// ```
+pub mod prelude {
+    pub use crate::machine::{AsJson, Elicited, NotAccepted, Roots, Sampled, State, ToolError};
+    pub use crate::{ask, join, roots, sample};
+}
 pub use rmcp;

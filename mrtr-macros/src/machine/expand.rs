@@ -400,17 +400,15 @@ impl Gen<'_> {
             asks.push(quote!(.ask(#key, #input_ident)?));
         }
         let stored = self.liveness.stored(self.cfg, site);
-        for var in &stored {
-            let span = self.cfg.vars[*var].ident.span();
-            let value = self.var_expr(access, *var);
-            out.extend(quote_spanned! {span=>
-                ::mrtr::__private::keep_across_suspension(&#value);
-            });
-        }
+        // `kept` checks each local at its own span; a local that cannot be kept gets one
+        // error there, and its field type becomes an error type, which silences the
+        // follow-on errors of the state enum.
         let fields = stored.iter().map(|var| {
             let field = field(*var);
+            let span = self.cfg.vars[*var].ident.span();
             let value = self.var_expr(access, *var);
-            quote!(#field: #value)
+            let kept = quote_spanned!(span=> ::mrtr::__private::kept);
+            quote!(#field: #kept(#value))
         });
         let name = state_variant(site_id);
         out.extend(quote! {
@@ -734,6 +732,17 @@ pub fn expand(
     let mut all_state_generics: Vec<Ident> = stored_params.iter().map(|var| param(*var)).collect();
     all_state_generics.extend(state_generics);
     let state_holes = all_state_generics.iter().map(|_| quote!(_));
+    let stored_generics: Vec<Ident> = stored_params.iter().map(|var| param(*var)).collect();
+    let serialize_bound = stored_generics
+        .iter()
+        .map(|param| format!("{param}: ::mrtr::__private::KeepSerialize"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let deserialize_bound = stored_generics
+        .iter()
+        .map(|param| format!("{param}: ::mrtr::__private::KeepDeserialize<'de>"))
+        .collect::<Vec<_>>()
+        .join(", ");
 
     // Entry.
     let entry_fields = liveness.live_in[0].iter().map(|var| {
@@ -861,7 +870,7 @@ pub fn expand(
                 enum __MrtrFlow<#(#flow_generics),*> { #(#flow_variants),* }
 
                 #[derive(::mrtr::__private::serde::Serialize, ::mrtr::__private::serde::Deserialize)]
-                #[serde(crate = #serde_path)]
+                #[serde(crate = #serde_path, bound(serialize = #serialize_bound, deserialize = #deserialize_bound))]
                 enum __MrtrState<#(#all_state_generics),*> { #(#state_variants),* }
 
                 let __mrtr_args: __MrtrArgs = #input.parse_arguments()?;

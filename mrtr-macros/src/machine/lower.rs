@@ -226,6 +226,67 @@ fn mut_binding(pat: &Pat) -> Option<Span> {
     find.0
 }
 
+/// Methods of the standard library that return a borrow of their receiver.
+const BORROW_RETURNING_METHODS: &[&str] = &[
+    "as_str",
+    "as_slice",
+    "as_ref",
+    "as_deref",
+    "as_bytes",
+    "as_path",
+    "as_os_str",
+    "trim",
+    "trim_start",
+    "trim_end",
+    "trim_matches",
+    "strip_prefix",
+    "strip_suffix",
+    "first",
+    "last",
+    "iter",
+    "keys",
+    "values",
+    "lines",
+    "chars",
+    "split",
+    "split_whitespace",
+    "split_once",
+];
+
+/// Whether an initializer syntactically evaluates to a borrow (`&x`, `s.as_str()`,
+/// `Cow::Borrowed(..)`): such a local cannot be kept across a suspension.
+fn borrows(init: &Expr) -> bool {
+    match init {
+        Expr::Reference(_) => true,
+        Expr::Paren(inner) => borrows(&inner.expr),
+        Expr::Group(inner) => borrows(&inner.expr),
+        Expr::MethodCall(call) => {
+            BORROW_RETURNING_METHODS.contains(&call.method.to_string().as_str())
+        }
+        Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
+            if path.path.segments.len() >= 2
+                && path.path.segments.last().is_some_and(|s| s.ident == "Borrowed")
+                && path.path.segments.iter().rev().nth(1).is_some_and(|s| s.ident == "Cow")),
+        _ => false,
+    }
+}
+
+/// Whether a declared type names a non-`'static` lifetime (`Cow<'_, str>`, `&'a T`).
+/// Elided references (`&str`) are not flagged: they may hold string literals.
+fn type_borrows(ty: &syn::Type) -> bool {
+    struct Find(bool);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+            if lifetime.ident != "static" {
+                self.0 = true;
+            }
+        }
+    }
+    let mut find = Find(false);
+    find.visit_type(ty);
+    find.0
+}
+
 /// Whether a statement syntactically never completes.
 fn diverges(stmt: &Stmt) -> bool {
     let panics = |mac: &syn::Macro| {
@@ -416,8 +477,14 @@ impl<'e> Lowerer<'e> {
     }
 
     fn temp(&mut self) -> VarId {
+        self.temp_at(Span::call_site())
+    }
+
+    /// A temporary whose diagnostics (e.g. "cannot be kept across a suspension") point
+    /// at `at`; it stays unnameable by the user.
+    fn temp_at(&mut self, at: Span) -> VarId {
         let id = self.cfg.vars.len();
-        let ident = format_ident!("__mrtr_t{}", id, span = Span::mixed_site());
+        let ident = format_ident!("__mrtr_t{}", id, span = Span::mixed_site().located_at(at));
         let var = self.new_var(ident.clone(), true);
         if let Some(scope) = self.scopes.last_mut() {
             scope.push((ident.to_string(), var));
@@ -627,10 +694,8 @@ impl<'e> Lowerer<'e> {
             };
             (value, init.diverge.as_ref().map(|(_, d)| (**d).clone()))
         });
-        let borrowed = matches!(
-            init.as_ref().map(|(value, _)| value),
-            Some(Expr::Reference(_))
-        ) || matches!(&local.pat, Pat::Type(typed) if matches!(*typed.ty, syn::Type::Reference(_)));
+        let borrowed = init.as_ref().is_some_and(|(value, _)| borrows(value))
+            || matches!(&local.pat, Pat::Type(typed) if type_borrows(&typed.ty));
         let (init, diverge) = match init {
             Some((value, diverge)) => {
                 let init = self.code(value, &[]);
@@ -1030,7 +1095,7 @@ impl<'e> Lowerer<'e> {
     /// `VecIter` is stored, and the pattern binds ordinary locals.
     fn lower_owned_loop(&mut self, expr_for: &syn::ExprForLoop, dest: Dest) {
         let iterable = self.lower_expr(&expr_for.expr);
-        let iter = self.temp();
+        let iter = self.temp_at(expr_for.expr.span());
         let iter_ident = self.cfg.vars[iter].ident.clone();
         let span = iterable.span();
         let converted: Expr = syn::parse_quote_spanned! {span=>
@@ -1089,7 +1154,7 @@ impl<'e> Lowerer<'e> {
             return;
         }
         let iterable = self.lower_expr(&expr_for.expr);
-        let snap = self.temp();
+        let snap = self.temp_at(expr_for.expr.span());
         let snap_ident = self.cfg.vars[snap].ident.clone();
         let (part_pat, part_expr) = snapshot_item(&expr_for.pat, &mut 0);
         let span = iterable.span();

@@ -37,6 +37,15 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
         }
     };
     let mut errors = errors::Errors::default();
+    if item_fn.sig.receiver().is_some() {
+        // A method in an `impl` block: a struct cannot be emitted there, so keep the
+        // method (with an inert body) and report only the real problem.
+        parse::parse_fn(kind, parse::Args::default(), item_fn.clone(), &mut errors);
+        let mut method = item_fn;
+        method.block = Box::new(syn::parse_quote!({ ::core::unreachable!() }));
+        let error = errors.finish().err().map(|e| e.to_compile_error());
+        return quote::quote!(#error #method);
+    }
     let args = parse::parse_args(kind, attr, &mut errors);
     let body_tokens = item_fn.block.to_token_stream();
     let function = parse::parse_fn(kind, args, item_fn, &mut errors);

@@ -403,3 +403,142 @@ fn large_expansion_time() {
         started.elapsed() / runs
     );
 }
+
+#[test]
+fn loops_over_borrowed_items_store_a_snapshot_and_derive_their_bindings() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let files = vec![String::new()];
+        let mut log = Vec::new();
+        for (i, (name, _)) in files.iter().zip(files.iter()).enumerate() {
+            let answer = ask!(text(format!("{i} {name}")));
+            log.push(format!("{name}{answer:?}"));
+        }
+        format!("{log:?}")
+    }));
+    // The loop bindings are derived from the snapshot, never stored themselves.
+    let parts: Vec<(String, Vec<usize>)> = cfg
+        .derived
+        .iter()
+        .map(|leaf| (leaf.pat.to_string(), leaf.path.clone()))
+        .collect();
+    assert_eq!(parts, [("i".into(), vec![0]), ("name".into(), vec![1, 0])]);
+    let stored = stored_names(&cfg, &liveness, 0);
+    assert!(
+        !stored.iter().any(|name| name == "i" || name == "name"),
+        "{stored:?}"
+    );
+    assert!(stored.iter().any(|name| name == "log"), "{stored:?}");
+    assert!(
+        stored.iter().any(|name| name.starts_with("__mrtr_t")),
+        "the snapshot is stored: {stored:?}"
+    );
+}
+
+#[test]
+fn owned_iterables_keep_ordinary_bindings() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let files = vec![String::new()];
+        let mut log = Vec::new();
+        for (i, name) in files.into_iter().enumerate() {
+            let answer = ask!(text("q"));
+            log.push(format!("{i}{name}{answer:?}"));
+        }
+        format!("{log:?}")
+    }));
+    assert!(cfg.derived.is_empty());
+    let mut stored = stored_names(&cfg, &liveness, 0);
+    stored.sort();
+    assert!(stored.contains(&"i".to_string()) && stored.contains(&"name".to_string()));
+}
+
+#[test]
+fn mutable_items_and_mut_snapshot_bindings_are_refused_at_their_tokens() {
+    for (body, expected) in [
+        (
+            quote!({
+                let mut v = vec![1];
+                for x in v.iter_mut() {
+                    let _ = ask!(text("q"));
+                    *x += 1;
+                }
+                String::new()
+            }),
+            "`&mut` items",
+        ),
+        (
+            quote!({
+                let v = vec![1];
+                for mut x in &v {
+                    let _ = ask!(text("q"));
+                    x = &0;
+                }
+                String::new()
+            }),
+            "cannot be `mut`",
+        ),
+    ] {
+        let item: syn::ItemFn = syn::parse2(quote!(async fn t() -> String #body)).unwrap();
+        let mut errors = errors::Errors::default();
+        let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+        let _ = lower::lower(&function, &mut errors);
+        let error = errors.finish().unwrap_err().to_string();
+        assert!(error.contains(expected), "{error}");
+    }
+}
+
+#[test]
+fn state_parameters_are_rebound_every_round_not_stored_or_listed() {
+    let item: syn::ItemFn = syn::parse2(quote!(
+        async fn t(pool: State<Pool>, State(cfg): State<Config>, n: u32) -> String {
+            let _ = ask!(text("q"));
+            format!("{pool:?}{cfg:?}{n}")
+        }
+    ))
+    .unwrap();
+    let mut errors = errors::Errors::default();
+    let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+    assert!(errors.finish().is_ok());
+    assert_eq!(function.params.len(), 1, "only `n` is an argument");
+    let states: Vec<(String, bool)> = function
+        .states
+        .iter()
+        .map(|state| (state.ident.to_string(), state.destructured))
+        .collect();
+    assert_eq!(states, [("pool".into(), false), ("cfg".into(), true)]);
+    let mut errors = errors::Errors::default();
+    let cfg = lower::lower(&function, &mut errors);
+    let liveness = analyze::analyze(&cfg);
+    assert!(stored_names(&cfg, &liveness, 0).is_empty());
+}
+
+#[test]
+fn parameters_that_cannot_be_arguments_point_to_app_state() {
+    let item: syn::ItemFn = syn::parse2(quote!(
+        async fn t(pool: Arc<Pool>, items: impl Iterator<Item = u8>) -> impl Display {
+            String::new()
+        }
+    ))
+    .unwrap();
+    let mut errors = errors::Errors::default();
+    let _ = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+    let messages: Vec<String> = errors
+        .finish()
+        .unwrap_err()
+        .into_iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(messages[0].contains("State<Pool>"), "{}", messages[0]);
+    assert!(messages[1].contains("`impl Trait`"), "{}", messages[1]);
+    assert!(messages[2].contains("return type"), "{}", messages[2]);
+}
+
+#[test]
+fn string_literals_are_collected_sorted_from_everywhere_in_the_body() {
+    let literals = expand::string_literals(quote!({
+        let env = if p { "prod" } else { "dev" };
+        let _ = format!("{}", r"raw");
+        vec!["prod", "b"]
+    }));
+    assert_eq!(literals, ["b", "dev", "prod", "raw", "{}"]);
+}

@@ -18,7 +18,7 @@
 macro_rules! ask {
     ($($tokens:tt)*) => {
         ::core::compile_error!(
-            "`ask!` can only be used inside a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function"
+            "`ask!` can only be used directly in the body of a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function, not in a helper function or a closure: only the function the attribute compiles can suspend. Have the helper return the input to ask for (an `Input`, e.g. `mrtr::machine::input::confirm(..)`) and `ask!` it in the tool"
         )
     };
 }
@@ -37,7 +37,7 @@ macro_rules! ask {
 macro_rules! sample {
     ($($tokens:tt)*) => {
         ::core::compile_error!(
-            "`sample!` can only be used inside a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function"
+            "`sample!` can only be used directly in the body of a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function, not in a helper function or a closure: only the function the attribute compiles can suspend. Have the helper return the input to ask for (an `Input`, e.g. `mrtr::machine::input::confirm(..)`) and `sample!` it in the tool"
         )
     };
 }
@@ -52,7 +52,7 @@ macro_rules! sample {
 macro_rules! roots {
     ($($tokens:tt)*) => {
         ::core::compile_error!(
-            "`roots!` can only be used inside a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function"
+            "`roots!` can only be used directly in the body of a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function, not in a helper function or a closure: only the function the attribute compiles can suspend. Have the helper return the input to ask for (an `Input`, e.g. `mrtr::machine::input::confirm(..)`) and `roots!` it in the tool"
         )
     };
 }
@@ -68,7 +68,7 @@ macro_rules! roots {
 macro_rules! join {
     ($($tokens:tt)*) => {
         ::core::compile_error!(
-            "`join!` can only be used inside a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function"
+            "`join!` can only be used directly in the body of a #[mrtr::tool], #[mrtr::prompt] or #[mrtr::resource] function, not in a helper function or a closure: only the function the attribute compiles can suspend. Have the helper return the input to ask for (an `Input`, e.g. `mrtr::machine::input::confirm(..)`) and `join!` it in the tool"
         )
     };
 }

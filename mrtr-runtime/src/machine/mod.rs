@@ -32,8 +32,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{ClientCapabilities, InputRequest, JsonObject, Prompt, Resource, Tool};
-use serde::{Deserialize, Serialize};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 pub use answers::{AnswerError, AnswerProblem, Answers};
 pub use app_state::{AppStates, State, StateRequirement};
@@ -539,9 +539,17 @@ impl Suspend {
         literals: &'static [&'static str],
     ) -> Result<Self, StepError> {
         Self::encode(state, |bytes| {
-            decode_state::<S>(bytes, literals)
-                .map(drop)
-                .map_err(|e| e.to_string())
+            decode_state::<S>(bytes, literals).map(drop).map_err(|e| {
+                let detail = e.to_string();
+                if detail.contains("expected a borrowed string") {
+                    // Not the string itself: it may be data the client should not see.
+                    "it holds a `&'static str` that is not a string literal of the tool's body \
+                     (e.g. one returned by a helper function); keep a `String` instead (`.to_string()`)"
+                        .to_string()
+                } else {
+                    detail
+                }
+            })
         })
     }
 

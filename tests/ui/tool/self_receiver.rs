@@ -1,0 +1,11 @@
+struct Server;
+
+impl Server {
+    #[mrtr::tool]
+    async fn purge(&self, _table: String) -> String {
+        let _ = ask!(confirm("Purge?"));
+        String::new()
+    }
+}
+
+fn main() {}
