@@ -14,9 +14,7 @@ use mrtr::testing::Harness;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-// When the API lands: `use mrtr::State;` and drop `HarnessState` (and delete
-// `support::planned`).
-use super::support::planned::{HarnessState, State};
+use mrtr::State;
 use super::support::{Pick, Run, Script, compare, yes_no};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -224,7 +222,7 @@ where
     runs
 }
 
-waiting! {
+ready! {
     "waiting (5, issue item 1): `pool: State<Pool>`";
     everyday! {
         async fn purge_inactive(pool: State<Pool>, days: u32) -> Result<String, ToolError> {
@@ -276,7 +274,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (5, issue item 1): destructured `State(pool): State<Arc<Pool>>`";
     everyday! {
         async fn open_ticket(State(pool): State<Arc<Pool>>, reporter: u32) -> Result<String, ToolError> {
@@ -328,7 +326,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (5, issue item 1): a shared counter `State<Counter>` incremented before the first suspension";
     everyday! {
         async fn feedback(hits: State<Counter>, page: String) -> Result<String, ToolError> {
@@ -380,7 +378,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (5, issue item 1): two states, `State<Pool>` and `State<Config>`, used after suspensions";
     everyday! {
         async fn promote_admins(pool: State<Pool>, config: State<Config>, ids: Vec<u32>) -> Result<String, ToolError> {
@@ -446,7 +444,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (5, issue item 1): `State<Pool>` written to on every iteration, with an error mid-way";
     everyday! {
         async fn import_users(pool: State<Pool>, names: Vec<String>) -> Result<String, ToolError> {
@@ -492,7 +490,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (5, issue item 1): `State<Pool>` read again after the suspension sees the current data";
     everyday! {
         async fn rename_user(pool: State<Pool>, id: u32) -> Result<String, ToolError> {

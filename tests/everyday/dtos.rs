@@ -10,8 +10,7 @@ use mrtr::machine::{Elicited, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-// When the API lands: `use mrtr::machine::AsJson;` (and delete `support::planned`).
-use super::support::planned::AsJson;
+use mrtr::machine::AsJson;
 use super::support::{Pick, Script, check, decline, pick, yes_no};
 
 /// Stands in for a third-party API client crate (an issue tracker / CRM / CI SDK): its
@@ -163,7 +162,7 @@ use other_crate::{
     pipeline_events,
 };
 
-waiting! {
+ready! {
     "waiting (4, issue: storage wrapper): `AsJson<Issue>` (skip_serializing_if) kept and mutated across suspensions";
     everyday! {
         async fn triage_issue(number: u64) -> Result<String, ToolError> {
@@ -203,7 +202,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (4, issue: storage wrapper): `AsJson<Customer>` (untagged id, flattened attributes) kept across suspensions";
     everyday! {
         async fn upgrade_customer(handle: String) -> Result<String, ToolError> {
@@ -247,7 +246,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (4, issue: storage wrapper): a webhook payload `AsJson<serde_json::Value>` kept across suspensions";
     everyday! {
         async fn handle_webhook(body: String) -> Result<String, ToolError> {
@@ -292,7 +291,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (4, issue: storage wrapper): `AsJson<Vec<Issue>>` mutated in a loop with a suspension per item";
     everyday! {
         async fn assign_backlog(repo: String) -> Result<String, ToolError> {
@@ -334,7 +333,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (4, issue: storage wrapper): internally tagged enums (`AsJson<Vec<PipelineEvent>>`) kept across suspensions";
     everyday! {
         async fn release_gate() -> Result<String, ToolError> {

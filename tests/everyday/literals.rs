@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::support::{Pick, Script, check, pick, yes_no};
 
-waiting! {
+ready! {
     "waiting (3, issue item 4): `let env = if prod { \"production\" } else { \"staging\" };` kept across a suspension";
     everyday! {
         async fn deploy_target(service: String, prod: bool) -> Result<String, ToolError> {
@@ -51,7 +51,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (3, issue item 4): `for area in [\"security\", \"performance\", \"tests\"]` with a suspension in the body";
     everyday! {
         async fn code_review(pr: u32) -> Result<String, ToolError> {
@@ -98,7 +98,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (3, issue item 4): `Option<&'static str>` kept across a suspension";
     everyday! {
         async fn file_incident(title: String, severity: u8) -> Result<String, ToolError> {
@@ -148,7 +148,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (3, issue item 4): a `Vec<&'static str>` of literals kept across suspensions";
     everyday! {
         async fn ci_pipeline(repo: String, release: bool) -> Result<String, ToolError> {
@@ -207,7 +207,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (3, issue item 4): literals returned by `match` arms kept across suspensions";
     everyday! {
         async fn triage_bug(title: String, reports: u32) -> Result<String, ToolError> {
@@ -260,7 +260,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (3, issue item 4): a literal reassigned between rounds and a tuple of literals";
     everyday! {
         async fn release_status(version: String, checks: u32) -> Result<String, ToolError> {
@@ -312,7 +312,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (3, issue item 4): an array of `(&str, &str)` tuples iterated, and a `Vec<&str>` of its keys";
     everyday! {
         async fn onboarding_tour(name: String) -> Result<String, ToolError> {

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::support::{Pick, Script, check, pick, yes_no};
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for (i, f) in files.iter().enumerate()` is refused";
     everyday! {
         async fn review_files(pr: u32, files: Vec<String>) -> Result<String, ToolError> {
@@ -75,7 +75,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for (n, task) in tasks.into_iter().enumerate()` is refused";
     everyday! {
         async fn onboarding_checklist(new_hire: String, tasks: Vec<String>) -> Result<String, ToolError> {
@@ -120,7 +120,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for (pr, reviewer) in prs.iter().zip(reviewers.iter())` is refused";
     everyday! {
         async fn assign_reviewers(prs: Vec<u32>, reviewers: Vec<String>) -> Result<String, ToolError> {
@@ -174,7 +174,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for (b, batch) in ids.chunks(n).enumerate()` is refused";
     everyday! {
         async fn purge_accounts(ids: Vec<u64>, batch_size: u32) -> Result<String, ToolError> {
@@ -220,7 +220,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for host in &hosts` is refused";
     everyday! {
         async fn restart_hosts(service: String, hosts: Vec<String>) -> Result<String, ToolError> {
@@ -266,7 +266,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for (key, value) in &btree_map` is refused";
     everyday! {
         async fn review_config(changes: BTreeMap<String, String>) -> Result<String, ToolError> {
@@ -317,7 +317,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1 and 2, issue items 2 and 3): `for (user, role) in &hash_map`, and a HashMap kept across a suspension";
     everyday! {
         async fn audit_grants(grants: HashMap<String, String>) -> Result<String, ToolError> {
@@ -368,7 +368,7 @@ pub struct TestResult {
     pub flaky: bool,
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for t in results.iter().filter(..)` is refused";
     everyday! {
         async fn rerun_failures(results: Vec<TestResult>) -> Result<String, ToolError> {
@@ -422,7 +422,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for name in secrets.keys()` is refused";
     everyday! {
         async fn rotate_secrets(secrets: BTreeMap<String, u32>, max_age_days: u32) -> Result<String, ToolError> {
@@ -472,7 +472,7 @@ pub struct Budget {
     pub amount: u32,
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for budget in budgets.values()` is refused";
     everyday! {
         async fn approve_budgets(budgets: BTreeMap<String, Budget>, limit: u32) -> Result<String, ToolError> {
@@ -525,7 +525,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for line in changelog.lines()` is refused";
     everyday! {
         async fn triage_changelog(changelog: String) -> Result<String, ToolError> {
@@ -570,7 +570,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for tag in tags.split(',').map(str::trim).filter(..)` is refused";
     everyday! {
         async fn push_tags(version: String, tags: String) -> Result<String, ToolError> {
@@ -608,7 +608,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for pair in versions.windows(2)` is refused";
     everyday! {
         async fn check_migrations(versions: Vec<u32>) -> Result<String, ToolError> {
@@ -663,7 +663,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for (n, m) in applied.iter().rev().take(k).enumerate()` is refused";
     everyday! {
         async fn revert_migrations(applied: Vec<String>, steps: u32) -> Result<String, ToolError> {
@@ -706,7 +706,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (1, issue item 3): `for (i, c) in title.char_indices()` is refused";
     everyday! {
         async fn make_slug(title: String) -> Result<String, ToolError> {

@@ -49,7 +49,6 @@ ready! {
     }
 
     #[tokio::test]
-    #[ignore = "pending (2, issue item 2): a HashSet kept across a suspension fails the re-encoding check at random"]
     async fn dedupe_subscribers_hash_set() {
         let emails = subscribers();
         let scripts = [
@@ -102,7 +101,6 @@ ready! {
     }
 
     #[tokio::test]
-    #[ignore = "pending (2, issue item 2): a HashMap kept across a suspension fails the re-encoding check at random"]
     async fn label_report_hash_map_counts() {
         // 200 issues over 50 labels: label k is used (k % 7) + 1 times, then padding.
         let mut labels: Vec<String> = Vec::new();
@@ -162,7 +160,6 @@ ready! {
     }
 
     #[tokio::test]
-    #[ignore = "pending (2, issue item 2): a HashMap kept across a suspension fails the re-encoding check at random"]
     async fn notify_team_hash_map_of_vecs() {
         let people: Vec<String> = (0..150).map(|i| format!("p{i:03}")).collect();
         let teams: Vec<String> = (0..150).map(|i| format!("team-{:02}", i % 50)).collect();
@@ -207,7 +204,6 @@ ready! {
     }
 
     #[tokio::test]
-    #[ignore = "pending (2, issue item 2): a mutated HashMap argument kept across a suspension fails the re-encoding check at random"]
     async fn adjust_stock_mutated_hash_map_argument() {
         let stock: HashMap<String, i64> = (0..50).map(|i| (format!("sku-{i:02}"), i * 10)).collect();
         let skus: Vec<String> = ["sku-03", "sku-10", "sku-99", "sku-42"].map(String::from).to_vec();
@@ -255,7 +251,6 @@ ready! {
     }
 
     #[tokio::test]
-    #[ignore = "pending (2, issue item 2): a HashSet kept across a suspension fails the re-encoding check at random"]
     async fn merge_customers_growing_hash_set() {
         let already: Vec<u32> = (1..=45).map(|i| i * 2).collect();
         let pairs: Vec<(u32, u32)> = vec![(1, 3), (3, 5), (4, 7), (7, 9), (11, 13), (13, 15), (15, 201)];
@@ -366,7 +361,6 @@ ready! {
     }
 
     #[tokio::test]
-    #[ignore = "pending (2, issue item 2): a HashMap of HashSets kept across a suspension fails the re-encoding check at random"]
     async fn reduce_permissions_hash_map_of_hash_sets() {
         let permissions = ["read", "write", "deploy", "admin", "billing", "audit"];
         let grants: Vec<(String, String)> = (0..50)

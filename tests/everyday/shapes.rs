@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::support::{Pick, Script, check};
 
-waiting! {
+ready! {
     "waiting (7, issue item 5): deferred initialization in a brace-less match arm gives E0381";
     everyday! {
         #[allow(clippy::needless_late_init)]
@@ -49,7 +49,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (7, issue item 5 + a related E0381): brace-less arm assignments; and `notify`, declared before a suspension and assigned in an `if` with a suspension after it";
     everyday! {
         #[allow(clippy::needless_late_init)]
@@ -100,7 +100,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (7, issue item 6): a suspension after the pure prefix `base * 2 + ..` is refused";
     everyday! {
         async fn estimate(story_points: u32, reviewers: u32) -> Result<String, ToolError> {
@@ -131,7 +131,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (7, issue item 6): `totals[i] += ask!(..)` is refused";
     everyday! {
         async fn timesheet(people: Vec<String>, days: u32) -> Result<String, ToolError> {
@@ -224,7 +224,7 @@ pub fn catalog() -> Vec<String> {
     .collect()
 }
 
-waiting! {
+ready! {
     "waiting (7, issue item 7): a parameter named like the tool collides with the generated unit struct";
     everyday! {
         async fn search(search: String, limit: Option<u32>) -> Result<String, ToolError> {
@@ -268,7 +268,7 @@ waiting! {
     }
 }
 
-waiting! {
+ready! {
     "waiting (7, issue item 7): a parameter named like the tool collides with the generated unit struct";
     everyday! {
         async fn label(label: Vec<String>, issue: u32) -> Result<String, ToolError> {

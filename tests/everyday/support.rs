@@ -11,7 +11,7 @@
 //! - `ready! { "note"; everyday! { .. } #[tokio::test] async fn .. }` — emitted as written.
 //!   A test that compiles but fails on today's `main` carries
 //!   `#[ignore = "pending (N, ..): why"]`; delete that line once it passes.
-//! - `waiting! { "waiting (N, ..): why"; everyday! { .. } #[tokio::test] async fn .. }` — the
+//! - `ready! { "waiting (N, ..): why"; everyday! { .. } #[tokio::test] async fn .. }` — the
 //!   `#[mrtr::tool]` half does not compile yet. Only the plain half is emitted (so the body
 //!   still type-checks as plain Rust), the machine is a stub, and every test is emitted
 //!   with `#[ignore = "waiting (N, ..): why"]` (so it type-checks too). A stub never counts
@@ -574,53 +574,4 @@ where
         runs.push(compare(&harness, tool, arguments.clone(), plain(), script).await);
     }
     runs
-}
-
-/// Stand-ins with the planned shapes of `mrtr::machine::AsJson`, `mrtr::State` and
-/// `Harness::state` (issue 8), so that the plain halves and the tests of categories 4 and 5
-/// type-check today. When the API lands: delete this module and import the real items in
-/// `dtos.rs` and `app_state.rs` (their `use` lines say which).
-pub mod planned {
-    use std::ops::{Deref, DerefMut};
-
-    use mrtr::testing::Harness;
-
-    /// `mrtr::machine::AsJson`: keeps any `Serialize + DeserializeOwned` value as JSON text.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct AsJson<T>(pub T);
-
-    impl<T> Deref for AsJson<T> {
-        type Target = T;
-        fn deref(&self) -> &T {
-            &self.0
-        }
-    }
-
-    impl<T> DerefMut for AsJson<T> {
-        fn deref_mut(&mut self) -> &mut T {
-            &mut self.0
-        }
-    }
-
-    /// `mrtr::State`: application state injected on every round.
-    #[derive(Debug, Clone)]
-    pub struct State<T>(pub T);
-
-    impl<T> Deref for State<T> {
-        type Target = T;
-        fn deref(&self) -> &T {
-            &self.0
-        }
-    }
-
-    /// `Harness::state`: registers application state.
-    pub trait HarnessState {
-        fn state<T: Send + Sync + 'static>(self, state: T) -> Self;
-    }
-
-    impl HarnessState for Harness {
-        fn state<T: Send + Sync + 'static>(self, _state: T) -> Self {
-            self
-        }
-    }
 }

@@ -8,6 +8,8 @@
 )]
 struct pick;
 const _: () = {
+    #[allow(dead_code, non_snake_case)]
+    fn pick() {}
     #[derive(
         ::mrtr::__private::serde::Deserialize,
         ::mrtr::__private::schemars::JsonSchema
@@ -92,6 +94,15 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
+        const __MRTR_LITERALS: &[&str] = &[
+            "Detail?",
+            "Which?",
+            "a",
+            "b",
+            "detail",
+            "none",
+            "{topic}: {choice}",
+        ];
         enum __MrtrFlow<T0, T1, T2, T4, T5> {
             B0 { v0: T0 },
             B1 { v0: T0, v2: T2 },
@@ -105,7 +116,10 @@ const _: () = {
             ::mrtr::__private::serde::Serialize,
             ::mrtr::__private::serde::Deserialize
         )]
-        #[serde(crate = "::mrtr::__private::serde")]
+        #[serde(
+            crate = "::mrtr::__private::serde",
+            bound(serialize = "", deserialize = "")
+        )]
         enum __MrtrState<O0_0, O1_0> {
             S0 { o0: ::core::marker::PhantomData<O0_0> },
             S1 { o0: ::core::marker::PhantomData<O1_0> },
@@ -120,7 +134,9 @@ const _: () = {
                 };
             }
             ::core::option::Option::Some(mut __mrtr_resume) => {
-                __mrtr_slot = ::core::option::Option::Some(__mrtr_resume.state()?);
+                __mrtr_slot = ::core::option::Option::Some(
+                    __mrtr_resume.state_with_literals(__MRTR_LITERALS)?,
+                );
                 match __mrtr_slot.take() {
                     ::core::option::Option::Some(__MrtrState::S0 { o0: __mrtr_o0 }) => {
                         let __mrtr_a0 = ::mrtr::__private::take_answer(
@@ -165,6 +181,7 @@ const _: () = {
                             __MrtrState::S0 {
                                 o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
                             },
+                            __MRTR_LITERALS,
                         )?
                         .ask("ask_0", __mrtr_in0)?;
                     return ::core::result::Result::Ok(
@@ -222,6 +239,7 @@ const _: () = {
                             __MrtrState::S1 {
                                 o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
                             },
+                            __MRTR_LITERALS,
                         )?
                         .ask("detail", __mrtr_in0)?;
                     return ::core::result::Result::Ok(

@@ -8,6 +8,8 @@
 )]
 struct greet;
 const _: () = {
+    #[allow(dead_code, non_snake_case)]
+    fn greet() {}
     #[derive(
         ::mrtr::__private::serde::Deserialize,
         ::mrtr::__private::schemars::JsonSchema
@@ -86,6 +88,7 @@ const _: () = {
         ::mrtr::__private::Step<Result<String, ToolError>>,
         ::mrtr::__private::StepError,
     > {
+        const __MRTR_LITERALS: &[&str] = &["Your name?", "{greeting}, {name}!"];
         enum __MrtrFlow<T0, T1> {
             B0 { v0: T0 },
             B1 { v0: T0, v1: T1 },
@@ -94,7 +97,10 @@ const _: () = {
             ::mrtr::__private::serde::Serialize,
             ::mrtr::__private::serde::Deserialize
         )]
-        #[serde(crate = "::mrtr::__private::serde")]
+        #[serde(
+            crate = "::mrtr::__private::serde",
+            bound(serialize = "", deserialize = "")
+        )]
         enum __MrtrState<O0_0> {
             S0 { o0: ::core::marker::PhantomData<O0_0> },
         }
@@ -108,7 +114,9 @@ const _: () = {
                 };
             }
             ::core::option::Option::Some(mut __mrtr_resume) => {
-                __mrtr_slot = ::core::option::Option::Some(__mrtr_resume.state()?);
+                __mrtr_slot = ::core::option::Option::Some(
+                    __mrtr_resume.state_with_literals(__MRTR_LITERALS)?,
+                );
                 match __mrtr_slot.take() {
                     ::core::option::Option::Some(__MrtrState::S0 { o0: __mrtr_o0 }) => {
                         let __mrtr_a0 = ::mrtr::__private::take_answer(
@@ -142,6 +150,7 @@ const _: () = {
                             __MrtrState::S0 {
                                 o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
                             },
+                            __MRTR_LITERALS,
                         )?
                         .ask("ask_0", __mrtr_in0)?;
                     return ::core::result::Result::Ok(

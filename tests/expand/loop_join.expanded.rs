@@ -8,6 +8,8 @@
 )]
 struct collect;
 const _: () = {
+    #[allow(dead_code, non_snake_case)]
+    fn collect() {}
     #[derive(
         ::mrtr::__private::serde::Deserialize,
         ::mrtr::__private::schemars::JsonSchema
@@ -87,6 +89,13 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
+        const __MRTR_LITERALS: &[&str] = &[
+            ",",
+            "Answer {i}?",
+            "Summarize",
+            "stop",
+            "{} {} {}",
+        ];
         enum __MrtrFlow<T0, T1, T2, T3, T4, T6> {
             B0 { v0: T0 },
             B1 { v1: T1, v2: T2 },
@@ -100,7 +109,13 @@ const _: () = {
             ::mrtr::__private::serde::Serialize,
             ::mrtr::__private::serde::Deserialize
         )]
-        #[serde(crate = "::mrtr::__private::serde")]
+        #[serde(
+            crate = "::mrtr::__private::serde",
+            bound(
+                serialize = "T1: ::mrtr::__private::KeepSerialize, T2: ::mrtr::__private::KeepSerialize",
+                deserialize = "T1: ::mrtr::__private::KeepDeserialize<'de>, T2: ::mrtr::__private::KeepDeserialize<'de>"
+            )
+        )]
         enum __MrtrState<T1, T2, O0_0, O1_0, O1_1> {
             S0 { v1: T1, v2: T2, o0: ::core::marker::PhantomData<O0_0> },
             S1 {
@@ -119,7 +134,9 @@ const _: () = {
                 };
             }
             ::core::option::Option::Some(mut __mrtr_resume) => {
-                __mrtr_slot = ::core::option::Option::Some(__mrtr_resume.state()?);
+                __mrtr_slot = ::core::option::Option::Some(
+                    __mrtr_resume.state_with_literals(__MRTR_LITERALS)?,
+                );
                 match __mrtr_slot.take() {
                     ::core::option::Option::Some(
                         __MrtrState::S0 { v1: __mrtr_v1, v2: __mrtr_v2, o0: __mrtr_o0 },
@@ -167,9 +184,11 @@ const _: () = {
             match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut count } => {
                     let mut answers = Vec::new();
-                    let mut __mrtr_t2 = ::mrtr::__private::IntoStateIter::into_state_iter(
-                        0..count,
-                    );
+                    let mut __mrtr_t2 = {
+                        #[allow(unused_imports)]
+                        use ::mrtr::__private::{ViaCollect as _, ViaStateIter as _};
+                        (&&::mrtr::__private::IterProbe::new(0..count)).into_stored()
+                    };
                     __mrtr_flow = __MrtrFlow::B1 {
                         v1: answers,
                         v2: __mrtr_t2,
@@ -197,15 +216,14 @@ const _: () = {
                     let __mrtr_in0 = ::mrtr::__private::elicit_input(
                         ::mrtr::__private::builders::text(format!("Answer {i}?")),
                     );
-                    ::mrtr::__private::keep_across_suspension(&answers);
-                    ::mrtr::__private::keep_across_suspension(&__mrtr_t2);
                     let __mrtr_suspend = ::mrtr::__private::suspend_with(
                             &mut __mrtr_slot,
                             __MrtrState::S0 {
-                                v1: answers,
-                                v2: __mrtr_t2,
+                                v1: ::mrtr::__private::kept(answers),
+                                v2: ::mrtr::__private::kept(__mrtr_t2),
                                 o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
                             },
+                            __MRTR_LITERALS,
                         )?
                         .ask("ask_0", __mrtr_in0)?;
                     return ::core::result::Result::Ok(
@@ -217,14 +235,14 @@ const _: () = {
                         ::mrtr::__private::builders::prompt("Summarize"),
                     );
                     let __mrtr_in1 = ::mrtr::__private::builders::roots();
-                    ::mrtr::__private::keep_across_suspension(&answers);
                     let __mrtr_suspend = ::mrtr::__private::suspend_with(
                             &mut __mrtr_slot,
                             __MrtrState::S1 {
-                                v1: answers,
+                                v1: ::mrtr::__private::kept(answers),
                                 o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
                                 o1: ::mrtr::__private::outcome_marker(&__mrtr_in1),
                             },
+                            __MRTR_LITERALS,
                         )?
                         .ask("sample_1", __mrtr_in0)?
                         .ask("roots_2", __mrtr_in1)?;

@@ -34,6 +34,9 @@ fn edge_live(cfg: &Cfg, live_in: &[BTreeSet<VarId>], edge: &Edge) -> BTreeSet<Va
             if let Dest::Var(var) = dest {
                 live.remove(var);
             }
+            for var in &body.assigns {
+                live.remove(var);
+            }
             live.extend(jumps_live(cfg, live_in, body));
             live.extend(body.uses.iter().copied());
             live

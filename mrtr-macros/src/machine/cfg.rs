@@ -40,6 +40,9 @@ pub struct DerivedLeaf {
     pub path: Vec<usize>,
     /// The variables the sub-pattern binds.
     pub vars: Vec<VarId>,
+    /// For `let x = <borrow of loop bindings>;` in the body (`let line = line.trim();`):
+    /// the initializer, evaluated again instead of viewing a slot.
+    pub init: Option<TokenStream>,
 }
 
 /// Rewritten code with the variables it reads and the jumps it contains.
@@ -53,6 +56,9 @@ pub struct Code {
     pub jumps: Vec<usize>,
     /// Names bound inside the code (a jump from there cannot name an outer local so named).
     pub inner: BTreeSet<String>,
+    /// Variables a branch body assigns unconditionally at its top level (`x = ..;`): the
+    /// branch initializes them, and does not read them unless `uses` says so.
+    pub assigns: BTreeSet<VarId>,
 }
 
 /// A straight-line piece of a block.

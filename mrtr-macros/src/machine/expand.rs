@@ -172,7 +172,20 @@ impl Gen<'_> {
                 self.transition(*target, &access)
             }
             Edge::Inline { body, dest, then } => {
+                // A deferred initialization in this branch (`"tonight" => start = ..,`)
+                // of a local declared in another block: declare it here.
+                let mut access = access.clone();
+                let mut declare = TokenStream::new();
+                for var in &body.assigns {
+                    if !access.idents.contains_key(var) {
+                        let ident = self.cfg.vars[*var].ident.clone();
+                        declare.extend(quote!(let mut #ident;));
+                        access.idents.insert(*var, ident);
+                    }
+                }
+                let access = &access;
                 let body = self.code(body, access);
+                let body = quote!(#declare #body);
                 match dest {
                     Dest::Discard => {
                         let transition = self.transition(*then, access);
@@ -228,14 +241,23 @@ impl Gen<'_> {
         }
     }
 
-    /// Binds the loop variables of snapshot loops this block sees, from the snapshot.
+    /// Binds the loop variables of snapshot loops this block sees, from the snapshot, in
+    /// the order they were declared (a later `let line = line.trim();` after `line`).
     fn derivations(&self, block_id: BlockId, access: &Access) -> TokenStream {
         let block = &self.cfg.blocks[block_id];
         let mut out = TokenStream::new();
-        for leaf in &self.cfg.derived {
+        for (index, leaf) in self.cfg.derived.iter().enumerate() {
+            // Each name must mean this binding here, or a later derived binding of the
+            // same snapshot that shadows it (and is derived after it).
             let visible = leaf.vars.iter().all(|var| {
                 let name = self.cfg.vars[*var].ident.to_string();
-                block.scope.iter().any(|(n, v)| v == var && *n == name)
+                block.scope.iter().any(|(n, v)| {
+                    *n == name
+                        && (v == var
+                            || self.cfg.vars[*v].derived.is_some_and(|later| {
+                                later > index && self.cfg.derived[later].snap == leaf.snap
+                            }))
+                })
             });
             if !visible || !self.liveness.live_in[block_id].contains(&leaf.snap) {
                 continue;
@@ -244,12 +266,20 @@ impl Gen<'_> {
                 continue;
             };
             let pat = &leaf.pat;
-            let path = leaf.path.iter().map(|index| syn::Index::from(*index));
-            out.extend(quote! {
-                let #pat = ::mrtr::__private::Slot::view(
-                    &(*::mrtr::__private::Snapshot::current(&#snap)?) #(.#path)*
-                );
-            });
+            match &leaf.init {
+                Some(init) => {
+                    let init = self.jumps(init.clone(), access);
+                    out.extend(quote!(let #pat = #init;));
+                }
+                None => {
+                    let path = leaf.path.iter().map(|index| syn::Index::from(*index));
+                    out.extend(quote! {
+                        let #pat = ::mrtr::__private::Slot::view(
+                            &(*::mrtr::__private::Snapshot::current(&#snap)?) #(.#path)*
+                        );
+                    });
+                }
+            }
         }
         out
     }
@@ -747,7 +777,7 @@ pub fn expand(
     // Entry.
     let entry_fields = liveness.live_in[0].iter().map(|var| {
         let field = field(*var);
-        if cfg.vars[*var].arg {
+        if cfg.args.contains(var) || cfg.states.contains(var) {
             let source = arg_source(function, cfg, *var);
             quote!(#field: #source)
         } else {
@@ -805,7 +835,11 @@ pub fn expand(
         let inner = &state.inner;
         quote!(::mrtr::__private::StateRequirement::of::<#inner>())
     });
-    let descriptor = quote!(#descriptor.with_states([#(#requirements),*]));
+    let descriptor = if function.states.is_empty() {
+        descriptor
+    } else {
+        quote!(#descriptor.with_states([#(#requirements),*]))
+    };
     let label = dispatch_label();
     let serde_path = "::mrtr::__private::serde";
     let schemars_path = "::mrtr::__private::schemars";

@@ -287,6 +287,41 @@ fn type_borrows(ty: &syn::Type) -> bool {
     find.0
 }
 
+/// The locals a branch body assigns unconditionally (`x = ..` as the body or as a
+/// top-level statement of it), and the body with those targets taken out (what it reads).
+fn definite_assignments(body: &Expr) -> (BTreeSet<String>, Expr) {
+    fn target(expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Path(path) if path.qself.is_none() => {
+                path.path.get_ident().map(ToString::to_string)
+            }
+            _ => None,
+        }
+    }
+    let mut assigned = BTreeSet::new();
+    let mut reads = body.clone();
+    match &mut reads {
+        Expr::Assign(assign) => {
+            if let Some(name) = target(&assign.left) {
+                assigned.insert(name);
+                reads = (*assign.right).clone();
+            }
+        }
+        Expr::Block(block) if block.label.is_none() => {
+            for stmt in &mut block.block.stmts {
+                if let Stmt::Expr(Expr::Assign(assign), semi) = stmt
+                    && let Some(name) = target(&assign.left)
+                {
+                    assigned.insert(name);
+                    *stmt = Stmt::Expr((*assign.right).clone(), *semi);
+                }
+            }
+        }
+        _ => {}
+    }
+    (assigned, reads)
+}
+
 /// Whether a statement syntactically never completes.
 fn diverges(stmt: &Stmt) -> bool {
     let panics = |mac: &syn::Macro| {
@@ -584,21 +619,24 @@ impl<'e> Lowerer<'e> {
         };
         node.redirect(&mut redirect);
         let jumps = redirect.created;
-        // A loop binding derived from a snapshot is read from the snapshot.
-        let uses = self
-            .resolve(&names)
-            .into_iter()
-            .map(|var| match self.cfg.vars[var].derived {
-                Some(leaf) => self.cfg.derived[leaf].snap,
-                None => var,
-            })
-            .collect();
+        let uses = self.map_derived(self.resolve(&names));
         Code {
             tokens: node.into_tokens(),
             uses,
             jumps,
             inner,
+            assigns: BTreeSet::new(),
         }
+    }
+
+    /// A loop binding derived from a snapshot is read from the snapshot.
+    fn map_derived(&self, vars: BTreeSet<VarId>) -> BTreeSet<VarId> {
+        vars.into_iter()
+            .map(|var| match self.cfg.vars[var].derived {
+                Some(leaf) => self.cfg.derived[leaf].snap,
+                None => var,
+            })
+            .collect()
     }
 
     fn deliver(&mut self, value: Expr, dest: Dest) {
@@ -704,12 +742,51 @@ impl<'e> Lowerer<'e> {
             }
             None => (None, None),
         };
+        // `let line = line.trim();` on a loop binding derived from a snapshot: derived as
+        // well, so the borrow is taken again after each suspension.
+        let derived_from = match (&local.pat, &local.init) {
+            (Pat::Ident(pat), Some(local_init))
+                if borrowed
+                    && pat.mutability.is_none()
+                    && pat.by_ref.is_none()
+                    && pat.subpat.is_none()
+                    && !expr_has(&local_init.expr)
+                    && local_init.diverge.is_none() =>
+            {
+                let (names, _) = mentioned(|mentions| mentions.visit_expr(&local_init.expr));
+                let vars = self.resolve(&names);
+                let snaps: BTreeSet<VarId> = vars
+                    .iter()
+                    .filter_map(|var| self.cfg.vars[*var].derived)
+                    .map(|leaf| self.cfg.derived[leaf].snap)
+                    .collect();
+                let only_derived = !vars.is_empty()
+                    && vars.iter().all(|var| self.cfg.vars[*var].derived.is_some());
+                match (only_derived, snaps.len()) {
+                    (true, 1) => snaps.into_iter().next(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
         let defs: Vec<VarId> = pattern_bindings(&local.pat)
             .iter()
             .map(|ident| self.declare(ident))
             .collect();
         for def in &defs {
-            self.cfg.vars[*def].borrowed = borrowed;
+            self.cfg.vars[*def].borrowed = borrowed && derived_from.is_none();
+        }
+        if let (Some(snap), [def], Some(init)) = (derived_from, defs.as_slice(), &init) {
+            let leaf = self.cfg.derived.len();
+            self.cfg.vars[*def].derived = Some(leaf);
+            let ident = self.cfg.vars[*def].ident.clone();
+            self.cfg.derived.push(DerivedLeaf {
+                snap,
+                pat: quote!(#ident),
+                path: Vec::new(),
+                vars: vec![*def],
+                init: Some(init.tokens.clone()),
+            });
         }
         let pat = &local.pat;
         let attrs = &local.attrs;
@@ -948,7 +1025,22 @@ impl<'e> Lowerer<'e> {
         join: BlockId,
     ) -> (Edge, Vec<VarId>) {
         if !expr_has(body) {
-            let code = self.code(body.clone(), binds);
+            let mut code = self.code(body.clone(), binds);
+            let (assigned, reads_only) = definite_assignments(body);
+            let assigned: BTreeSet<VarId> = self
+                .resolve(&assigned)
+                .into_iter()
+                .filter(|var| self.cfg.vars[*var].derived.is_none())
+                .collect();
+            if !assigned.is_empty() {
+                // What the branch reads, without the targets of its assignments.
+                let (mut names, _) = mentioned(|mentions| reads_only.mention(mentions));
+                for ident in binds {
+                    names.remove(&ident.to_string());
+                }
+                code.uses = self.map_derived(self.resolve(&names));
+                code.assigns = assigned;
+            }
             return (
                 Edge::Inline {
                     body: code,
@@ -1196,6 +1288,7 @@ impl<'e> Lowerer<'e> {
                 pat: quote!(#part),
                 path,
                 vars,
+                init: None,
             });
         }
         self.terminate(Term::Advance { snap, body, exit });
