@@ -14,8 +14,8 @@ use mrtr::testing::Harness;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use mrtr::State;
 use super::support::{Pick, Run, Script, compare, yes_no};
+use mrtr::State;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct User {

@@ -10,8 +10,8 @@ use mrtr::machine::{Elicited, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use mrtr::machine::AsJson;
 use super::support::{Pick, Script, check, decline, pick, yes_no};
+use mrtr::machine::AsJson;
 
 /// Stands in for a third-party API client crate (an issue tracker / CRM / CI SDK): its
 /// types are what they are, the tool author cannot change their derives.

@@ -217,6 +217,20 @@ pub fn check_stored(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: 
         let _ = index;
         for var in liveness.stored(cfg, site) {
             let info = &cfg.vars[var];
+            if info.shared && reported.insert(var) {
+                let name = &info.ident;
+                let mut error = syn::Error::new(
+                    name.span(),
+                    format!(
+                        "`{name}` is an `Rc`/`Arc` handle kept across a suspension: the sealed state stores a copy of the value, \
+                         so after resume the handles no longer share it and a change through one is lost to the others. \
+                         Keep the value itself, unwrapped, in one local; for state shared by every call, take a `State<T>` parameter"
+                    ),
+                );
+                error.combine(syn::Error::new(site.span, "the suspension is here"));
+                errors.push(error);
+                continue;
+            }
             if info.borrowed && reported.insert(var) {
                 let name = &info.ident;
                 let mut error = syn::Error::new(

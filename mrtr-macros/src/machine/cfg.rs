@@ -24,6 +24,8 @@ pub struct Var {
     pub arg: bool,
     /// Initialized from a borrow (`&x`) or annotated with a reference type.
     pub borrowed: bool,
+    /// A shared-ownership handle (`Rc`/`Arc`): handles would stop aliasing once stored.
+    pub shared: bool,
     /// A binding of a loop over borrowed items: never stored, re-derived from the loop's
     /// snapshot (index into [`Cfg::derived`]) at the start of every block that sees it.
     pub derived: Option<usize>,

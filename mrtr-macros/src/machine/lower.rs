@@ -271,6 +271,16 @@ fn borrows(init: &Expr) -> bool {
     }
 }
 
+fn is_shared_name(ident: &Ident) -> bool {
+    ident == "Rc" || ident == "Arc"
+}
+
+/// Whether a declared type is a shared-ownership handle (`Rc<..>`, `Arc<..>`).
+fn is_shared_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(path)
+        if path.path.segments.last().is_some_and(|s| is_shared_name(&s.ident)))
+}
+
 /// Whether a declared type names a non-`'static` lifetime (`Cow<'_, str>`, `&'a T`).
 /// Elided references (`&str`) are not flagged: they may hold string literals.
 fn type_borrows(ty: &syn::Type) -> bool {
@@ -506,6 +516,7 @@ impl<'e> Lowerer<'e> {
             hidden,
             arg: false,
             borrowed: false,
+            shared: false,
             derived: None,
         });
         self.cfg.vars.len() - 1
@@ -626,6 +637,36 @@ impl<'e> Lowerer<'e> {
             jumps,
             inner,
             assigns: BTreeSet::new(),
+        }
+    }
+
+    /// Whether an initializer makes a shared-ownership handle: `Rc::new(..)`,
+    /// `Arc::clone(&x)`, or `x.clone()` of such a handle.
+    fn shares(&self, init: &Code) -> bool {
+        let Ok(expr) = syn::parse2::<Expr>(init.tokens.clone()) else {
+            return false;
+        };
+        let mut expr = &expr;
+        // `Rc::new(..).into()` and friends: look at the root of a method chain.
+        while let Expr::MethodCall(call) = expr {
+            if call.method == "clone" && call.args.is_empty() {
+                if let Expr::Path(path) = &*call.receiver
+                    && let Some(ident) = path.path.get_ident()
+                {
+                    let names: BTreeSet<String> = [ident.to_string()].into();
+                    return self
+                        .resolve(&names)
+                        .iter()
+                        .any(|var| self.cfg.vars[*var].shared);
+                }
+                return false;
+            }
+            expr = &call.receiver;
+        }
+        match expr {
+            Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
+                if path.path.segments.iter().rev().nth(1).is_some_and(|s| is_shared_name(&s.ident))),
+            _ => false,
         }
     }
 
@@ -773,8 +814,11 @@ impl<'e> Lowerer<'e> {
             .iter()
             .map(|ident| self.declare(ident))
             .collect();
+        let shared = init.as_ref().is_some_and(|init| self.shares(init))
+            || matches!(&local.pat, Pat::Type(typed) if is_shared_type(&typed.ty));
         for def in &defs {
             self.cfg.vars[*def].borrowed = borrowed && derived_from.is_none();
+            self.cfg.vars[*def].shared = shared;
         }
         if let (Some(snap), [def], Some(init)) = (derived_from, defs.as_slice(), &init) {
             let leaf = self.cfg.derived.len();

@@ -46,7 +46,7 @@ impl<T> DerefMut for State<T> {
 /// use mrtr_runtime::machine::AppStates;
 /// let mut states = AppStates::default();
 /// states.insert(String::from("config"));
-/// assert_eq!(states.get::<String>().as_deref(), Some(&String::from("config")));
+/// assert_eq!(states.get::<String>().as_deref(), Some("config"));
 /// assert!(states.get::<u32>().is_none());
 /// ```
 #[derive(Clone, Default)]
