@@ -23,6 +23,7 @@ impl Kitchen {
     }
 
     /// The tickets placed so far.
+    #[allow(dead_code)] // read by tests/examples.rs
     pub fn tickets(&self) -> Vec<String> {
         self.tickets
             .lock()

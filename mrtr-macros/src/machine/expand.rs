@@ -801,10 +801,12 @@ pub fn expand(
         let local = state_local(position);
         let inner = &state.inner;
         let fetch = quote!(::mrtr::__private::RequestCx::state::<#inner>(#input.cx)?);
+        // Through the declared `State<T>` type, so the author's `use` of it counts.
+        let ty = &state.ty;
         if state.destructured {
-            quote!(let #local: #inner = #fetch.0;)
+            let whole = Ident::new("__mrtr_whole", Span::mixed_site());
+            quote!(let #local: #inner = { let #whole: #ty = #fetch; #whole.0 };)
         } else {
-            let ty = &state.ty;
             quote!(let #local: #ty = #fetch;)
         }
     });

@@ -42,7 +42,7 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
         // method (with an inert body) and report only the real problem.
         parse::parse_fn(kind, parse::Args::default(), item_fn.clone(), &mut errors);
         let mut method = item_fn;
-        method.block = Box::new(syn::parse_quote!({ ::core::unreachable!() }));
+        *method.block = syn::parse_quote!({ ::core::unreachable!() });
         let error = errors.finish().err().map(|e| e.to_compile_error());
         return quote::quote!(#error #method);
     }

@@ -118,7 +118,7 @@ pub trait ViaRef {
     fn store_item(self) -> Self::Slot;
 }
 
-impl<'a, T: ?Sized + ToOwned> ViaRef for &&ItemProbe<&'a T> {
+impl<T: ?Sized + ToOwned> ViaRef for &&ItemProbe<&T> {
     type Slot = Borrowed<T>;
     fn store_item(self) -> Borrowed<T> {
         Borrowed(self.take().to_owned())
@@ -180,12 +180,14 @@ impl<I: IntoIterator> ViaCollect for &IterProbe<I> {
 }
 
 #[cfg(test)]
+// The probes dispatch on how many references the receiver has: the `&&` is the point.
+#[allow(clippy::needless_borrow)]
 mod tests {
     use super::*;
 
     #[test]
     fn probes_pick_borrowed_for_references_and_owned_otherwise() {
-        let names = vec![String::from("a"), String::from("b")];
+        let names = [String::from("a"), String::from("b")];
         let slots: Vec<(Owned<usize>, Borrowed<String>)> = names
             .iter()
             .enumerate()
