@@ -390,3 +390,23 @@ async fn a_static_str_from_a_helper_is_refused_with_the_fix() {
     );
     assert!(!error.message.contains("helper-prod"), "{}", error.message);
 }
+
+/// A state past the token cap is reported as what it is.
+#[mrtr::tool]
+async fn hoard(size: usize) -> String {
+    let blob = "x".repeat(size);
+    let _ = ask!(confirm("Keep it?"));
+    blob.len().to_string()
+}
+
+#[tokio::test]
+async fn an_oversized_state_says_so() {
+    let flow = drive(&hoard, json!({"size": 1000}), |_, _, _| yes())
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "1000");
+    let error = failure(drive(&hoard, json!({"size": 200_000}), |_, _, _| yes()).await);
+    assert_eq!(error.code.0, -32602);
+    assert!(error.message.contains("keeps between rounds is too large"), "{}", error.message);
+    assert!(error.message.contains("limit"), "{}", error.message);
+}

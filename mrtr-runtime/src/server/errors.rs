@@ -102,8 +102,10 @@ pub(crate) fn state_too_large(size: usize, limit: usize) -> ErrorData {
     });
     ErrorData::invalid_params(
         format!(
-            "the arguments and answers of this call are too large: its requestState would be \
-             {size} bytes, over this server's {limit}-byte limit; send smaller input"
+            "the state this call keeps between rounds is too large: its requestState would be \
+             {size} bytes, over this server's {limit}-byte limit. It holds the tool's locals that \
+             live across the suspension, which grow with the call's arguments and answers: send \
+             smaller input (tool authors: keep less across the suspension, or raise `max_state_bytes`)"
         ),
         None,
     )
