@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use expectrl::{Expect, Session};
@@ -11,39 +10,17 @@ use expectrl::{Expect, Session};
 const DOWN: &str = "\x1b[B";
 const ENTER: &str = "\r";
 
-/// `target/debug/examples/demo`, built once per test run (cargo does not build examples
-/// for integration tests).
+#[path = "support/bins.rs"]
+mod bins;
+
+/// `target/debug/examples/demo`, rebuilt once per test run if stale.
 fn demo_binary() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(build_demo).clone()
+    bins::example("demo")
 }
 
-fn build_demo() -> PathBuf {
-    build_example("demo")
-}
-
-/// `target/debug/examples/showcase`, built once per test run.
+/// `target/debug/examples/showcase`, rebuilt once per test run if stale.
 fn showcase_binary() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| build_example("showcase")).clone()
-}
-
-fn build_example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let path = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(name);
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--example", name])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .expect("run cargo build");
-    assert!(status.success(), "building the {name} example failed");
-    path
+    bins::example("showcase")
 }
 
 fn scripted_run(args: &[&str]) -> String {

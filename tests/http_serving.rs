@@ -6,6 +6,8 @@
 //! never durations.
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
+#[path = "support/bins.rs"]
+mod bins;
 #[path = "../examples/showcase/deploy_wizard.rs"]
 mod deploy_wizard;
 #[path = "../examples/showcase/explain_prompt.rs"]
@@ -98,25 +100,9 @@ fn error_code(body: &Value) -> i64 {
         .unwrap_or_else(|| panic!("expected a JSON-RPC error: {body}"))
 }
 
-/// The showcase binary (built by `cargo test`, or here on demand).
+/// The showcase binary, rebuilt if stale.
 fn showcase_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let path = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join("showcase");
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--example", "showcase"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building the showcase example failed");
-    }
-    path
+    bins::example("showcase")
 }
 
 /// The showcase serving HTTP in a child process; killed (by its PID) when dropped.

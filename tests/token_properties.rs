@@ -121,6 +121,19 @@ fn seal_input() -> impl Strategy<Value = SealInput> {
         })
 }
 
+/// Rejections decided before or by the AEAD: a forged or damaged token must end in one of
+/// these, never reach envelope decoding (which only authentic plaintext may).
+fn rejected_before_decoding(result: Result<Envelope, Rejection>) -> bool {
+    matches!(
+        result,
+        Err(Rejection::WrongPrefix
+            | Rejection::Malformed { .. }
+            | Rejection::UnknownKey { .. }
+            | Rejection::Unauthentic
+            | Rejection::TooLarge { .. })
+    )
+}
+
 fn raw_of(token: &str) -> Vec<u8> {
     URL_SAFE_NO_PAD
         .decode(token.strip_prefix("mrtr1.").unwrap())
@@ -164,7 +177,15 @@ proptest! {
         let index = position.index(raw.len());
         raw[index] ^= 1 << bit;
         let tampered = format!("mrtr1.{}", URL_SAFE_NO_PAD.encode(&raw));
-        prop_assert!(sealer.open(&tampered, &fields.binding()).is_err());
+        // The key id (first two bytes) picks the key; anything else fails the tag. Key 3
+        // has the same secret as key 1: the key id is bound in the associated data.
+        let kid = u16::from_be_bytes([raw[0], raw[1]]);
+        let expected = if index < 2 && kid != 3 {
+            Rejection::UnknownKey { kid: KeyId(kid) }
+        } else {
+            Rejection::Unauthentic
+        };
+        prop_assert_eq!(sealer.open(&tampered, &fields.binding()), Err(expected));
     }
 
     #[test]
@@ -184,7 +205,12 @@ proptest! {
         bytes[index] ^= 1 << bit;
         // A flip may leave ASCII; if not, the lossy text is what a server would see.
         let tampered = String::from_utf8_lossy(&bytes);
-        prop_assert!(sealer.open(&tampered, &fields.binding()).is_err());
+        let result = sealer.open(&tampered, &fields.binding());
+        if index < "mrtr1.".len() {
+            prop_assert_eq!(result, Err(Rejection::WrongPrefix));
+        } else {
+            prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
+        }
     }
 
     #[test]
@@ -199,7 +225,12 @@ proptest! {
         let sealer = sealer(ring(1, 1));
         let token = sealer.seal(&fields.binding(), input).unwrap();
         let len = position.index(token.len()); // 0..token.len(): always strictly shorter
-        prop_assert!(sealer.open(&token[..len], &fields.binding()).is_err());
+        let result = sealer.open(&token[..len], &fields.binding());
+        if len < "mrtr1.".len() {
+            prop_assert_eq!(result, Err(Rejection::WrongPrefix));
+        } else {
+            prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
+        }
     }
 
     #[test]
@@ -214,7 +245,8 @@ proptest! {
         let sealer = sealer(ring(1, 1));
         let token = sealer.seal(&fields.binding(), input).unwrap();
         let extended = token + &suffix;
-        prop_assert!(sealer.open(&extended, &fields.binding()).is_err());
+        let result = sealer.open(&extended, &fields.binding());
+        prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
     }
 
     #[test]
@@ -288,6 +320,7 @@ proptest! {
     ) {
         let sealer = sealer(ring(1, 1));
         let binding = Binding::new("srv", BoundMethod::ToolsCall, "t", None, None);
-        prop_assert!(sealer.open(&text, &binding).is_err());
+        let result = sealer.open(&text, &binding);
+        prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
     }
 }

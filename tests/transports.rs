@@ -29,16 +29,9 @@ fn release_server(keys: KeyRing, plans: Arc<AtomicUsize>) -> McpServer {
         .expect("server builds")
 }
 
+/// The quickstart example, rebuilt if stale.
 fn quickstart_binary() -> std::path::PathBuf {
-    // target/debug/deps/<this test> → target/debug/examples/quickstart
-    let exe = std::env::current_exe().expect("test binary path");
-    let debug = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target dir");
-    debug
-        .join("examples")
-        .join(format!("quickstart{}", std::env::consts::EXE_SUFFIX))
+    support::bins::example("quickstart")
 }
 
 #[tokio::test]

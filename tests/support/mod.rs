@@ -2,6 +2,8 @@
 //! scripted rmcp client, and raw round driving.
 #![allow(dead_code, deprecated)] // each test binary uses a subset; sampling is deprecated by SEP-2577
 
+pub mod bins;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 

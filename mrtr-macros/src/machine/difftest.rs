@@ -196,7 +196,7 @@ fn differential_source_is_current() {
         .and_then(|seed| seed.parse().ok())
         .unwrap_or(DEFAULT_SEED);
     let source = generate(seed);
-    if std::env::var_os("MRTR_BLESS").is_some() || seed != DEFAULT_SEED {
+    if blessing() || seed != DEFAULT_SEED {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, source).unwrap();
         return;
@@ -206,4 +206,10 @@ fn differential_source_is_current() {
         current == source,
         "tests/differential/generated.rs is stale; run with MRTR_BLESS=1"
     );
+}
+
+/// Whether tracked snapshots may be rewritten: only with `MRTR_BLESS=1` exactly (not `0`,
+/// not empty), so a stray variable cannot turn a check into a rewrite.
+pub(crate) fn blessing() -> bool {
+    std::env::var("MRTR_BLESS").is_ok_and(|value| value == "1")
 }

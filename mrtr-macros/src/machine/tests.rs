@@ -74,20 +74,6 @@ fn malformed_input_is_an_error_not_a_panic() {
     }
 }
 
-/// Prints an expansion: `MRTR_SHOW='{ body }' cargo test -p mrtr-macros show -- --nocapture`.
-#[test]
-fn show() {
-    let Ok(body) = std::env::var("MRTR_SHOW") else {
-        return;
-    };
-    let item: TokenStream = format!("async fn t(n: u32) -> String {body}")
-        .parse()
-        .unwrap();
-    let out = expand_attribute(Kind::Tool, TokenStream::new(), item);
-    let file: syn::File = syn::parse2(out.clone()).unwrap_or_else(|e| panic!("{e}\n{out}"));
-    println!("{}", prettyplease::unparse(&file));
-}
-
 fn expand_file(source: &str) -> String {
     let file: syn::File = syn::parse_str(source).expect("a snapshot input parses");
     let mut out = TokenStream::new();
@@ -129,7 +115,7 @@ fn expand_file(source: &str) -> String {
 #[test]
 fn expansion_snapshots() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/expand");
-    let bless = std::env::var_os("MRTR_BLESS").is_some();
+    let bless = super::difftest::blessing();
     let mut checked = 0;
     let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
     entries.sort_by_key(|entry| entry.path());
