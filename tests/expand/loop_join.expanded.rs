@@ -187,7 +187,7 @@ const _: () = {
                     let mut __mrtr_t2 = {
                         #[allow(unused_imports)]
                         use ::mrtr::__private::{ViaCollect as _, ViaStateIter as _};
-                        (&&::mrtr::__private::IterProbe::new(0..count)).into_stored()
+                        (&&::mrtr::__private::Probe::new(0..count)).into_stored()
                     };
                     __mrtr_flow = __MrtrFlow::B1 {
                         v1: answers,

@@ -188,14 +188,12 @@ const _: () = {
                                     {
                                         #[allow(unused_imports)]
                                         use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
-                                        (&&::mrtr::__private::ItemProbe::new(__mrtr_part0))
-                                            .store_item()
+                                        (&&::mrtr::__private::Probe::new(__mrtr_part0)).store_item()
                                     },
                                     {
                                         #[allow(unused_imports)]
                                         use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
-                                        (&&::mrtr::__private::ItemProbe::new(__mrtr_part1))
-                                            .store_item()
+                                        (&&::mrtr::__private::Probe::new(__mrtr_part1)).store_item()
                                     },
                                 ),
                             ),

@@ -202,7 +202,7 @@ fn snapshot_item(pat: &Pat, counter: &mut usize) -> (TokenStream, TokenStream) {
             let store = quote! {{
                 #[allow(unused_imports)]
                 use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
-                (&&::mrtr::__private::ItemProbe::new(#part)).store_item()
+                (&&::mrtr::__private::Probe::new(#part)).store_item()
             }};
             (quote!(#part), store)
         }
@@ -1232,28 +1232,15 @@ impl<'e> Lowerer<'e> {
     fn lower_owned_loop(&mut self, expr_for: &syn::ExprForLoop, dest: Dest) {
         let iterable = self.lower_expr(&expr_for.expr);
         let iter = self.temp_at(expr_for.expr.span());
-        let iter_ident = self.cfg.vars[iter].ident.clone();
         let span = iterable.span();
         let converted: Expr = syn::parse_quote_spanned! {span=>
             {
                 #[allow(unused_imports)]
                 use ::mrtr::__private::{ViaCollect as _, ViaStateIter as _};
-                (&&::mrtr::__private::IterProbe::new(#iterable)).into_stored()
+                (&&::mrtr::__private::Probe::new(#iterable)).into_stored()
             }
         };
-        let init = self.code(converted, &[]);
-        self.push(Item::Let {
-            pat: quote!(mut #iter_ident),
-            init: Some(init),
-            diverge: None,
-            defs: vec![iter],
-        });
-        let header = self.new_block();
-        self.goto(header);
-        self.enter(header);
-        let body = self.new_block();
-        let exit = self.new_block();
-        self.scopes.push(Vec::new());
+        let (header, body, exit) = self.open_loop(iter, converted);
         let binds: Vec<VarId> = pattern_bindings(&expr_for.pat)
             .iter()
             .map(|ident| self.declare(ident))
@@ -1266,6 +1253,36 @@ impl<'e> Lowerer<'e> {
             body,
             exit,
         });
+        self.close_loop(expr_for, (header, body, exit), dest);
+    }
+
+    /// Binds the loop's stored iterator (or snapshot) `stored` to `converted`, then opens
+    /// the header, body and exit blocks with the loop's scope pushed.
+    fn open_loop(&mut self, stored: VarId, converted: Expr) -> (BlockId, BlockId, BlockId) {
+        let ident = self.cfg.vars[stored].ident.clone();
+        let init = self.code(converted, &[]);
+        self.push(Item::Let {
+            pat: quote!(mut #ident),
+            init: Some(init),
+            diverge: None,
+            defs: vec![stored],
+        });
+        let header = self.new_block();
+        self.goto(header);
+        self.enter(header);
+        let body = self.new_block();
+        let exit = self.new_block();
+        self.scopes.push(Vec::new());
+        (header, body, exit)
+    }
+
+    /// Lowers the body once the header's terminator is set, and leaves the loop.
+    fn close_loop(
+        &mut self,
+        expr_for: &syn::ExprForLoop,
+        (header, body, exit): (BlockId, BlockId, BlockId),
+        dest: Dest,
+    ) {
         self.enter(body);
         self.loop_body_into(expr_for.label.as_ref(), &expr_for.body, header, exit, None);
         self.scopes.pop();
@@ -1291,7 +1308,6 @@ impl<'e> Lowerer<'e> {
         }
         let iterable = self.lower_expr(&expr_for.expr);
         let snap = self.temp_at(expr_for.expr.span());
-        let snap_ident = self.cfg.vars[snap].ident.clone();
         let (part_pat, part_expr) = snapshot_item(&expr_for.pat, &mut 0);
         let span = iterable.span();
         let converted: Expr = syn::parse_quote_spanned! {span=>
@@ -1302,19 +1318,7 @@ impl<'e> Lowerer<'e> {
                 ),
             ))
         };
-        let init = self.code(converted, &[]);
-        self.push(Item::Let {
-            pat: quote!(mut #snap_ident),
-            init: Some(init),
-            diverge: None,
-            defs: vec![snap],
-        });
-        let header = self.new_block();
-        self.goto(header);
-        self.enter(header);
-        let body = self.new_block();
-        let exit = self.new_block();
-        self.scopes.push(Vec::new());
+        let (header, body, exit) = self.open_loop(snap, converted);
         let mut parts = Vec::new();
         pattern_parts(&expr_for.pat, &mut Vec::new(), &mut parts);
         for (part, path) in parts {
@@ -1336,10 +1340,7 @@ impl<'e> Lowerer<'e> {
             });
         }
         self.terminate(Term::Advance { snap, body, exit });
-        self.enter(body);
-        self.loop_body_into(expr_for.label.as_ref(), &expr_for.body, header, exit, None);
-        self.scopes.pop();
-        self.finish_loop(exit, dest, None);
+        self.close_loop(expr_for, (header, body, exit), dest);
     }
 
     fn lower_loop_body(

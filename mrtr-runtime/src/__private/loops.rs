@@ -94,21 +94,25 @@ impl<T: KeepCloneItem> Slot for Owned<T> {
 pub trait KeepCloneItem: Clone {}
 impl<T: Clone> KeepCloneItem for T {}
 
-/// Chooses the slot for one part of an item: `(&&ItemProbe::new(part)).store_item()`
-/// picks [`Borrowed`] for references and [`Owned`] otherwise (method resolution tries
-/// the more specific receiver first).
-pub struct ItemProbe<T>(Cell<Option<T>>);
+/// Autoref-specialization probe: `(&&Probe::new(value)).method()` resolves to the impl
+/// for the more specific receiver (`&&Probe<..>`) when it applies, else to the general one
+/// (`&Probe<..>`). It holds the value in a cell so the chosen impl can move it out.
+///
+/// For a loop item part, `store_item` picks [`Borrowed`] for references and [`Owned`]
+/// otherwise; for an owned loop's iterable, `into_stored` keeps ranges (and the other
+/// [`IntoStateIter`] types) as they are and collects anything else into a [`VecIter`].
+pub struct Probe<T>(Cell<Option<T>>);
 
-impl<T> ItemProbe<T> {
-    pub fn new(part: T) -> Self {
-        ItemProbe(Cell::new(Some(part)))
+impl<T> Probe<T> {
+    pub fn new(value: T) -> Self {
+        Probe(Cell::new(Some(value)))
     }
 
     fn take(&self) -> T {
         // Each probe is built for one call and used once.
         match self.0.take() {
-            Some(part) => part,
-            None => unreachable!("an ItemProbe is used once"),
+            Some(value) => value,
+            None => unreachable!("a Probe is used once"),
         }
     }
 }
@@ -118,7 +122,7 @@ pub trait ViaRef {
     fn store_item(self) -> Self::Slot;
 }
 
-impl<T: ?Sized + ToOwned> ViaRef for &&ItemProbe<&T> {
+impl<T: ?Sized + ToOwned> ViaRef for &&Probe<&T> {
     type Slot = Borrowed<T>;
     fn store_item(self) -> Borrowed<T> {
         Borrowed(self.take().to_owned())
@@ -130,28 +134,10 @@ pub trait ViaOwned {
     fn store_item(self) -> Self::Slot;
 }
 
-impl<T> ViaOwned for &ItemProbe<T> {
+impl<T> ViaOwned for &Probe<T> {
     type Slot = Owned<T>;
     fn store_item(self) -> Owned<T> {
         Owned(self.take())
-    }
-}
-
-/// Chooses the stored iterator of an owned loop: `(&&IterProbe::new(iterable)).into_stored()`
-/// keeps ranges (and the other [`IntoStateIter`] types) as they are and collects anything
-/// else into a [`VecIter`].
-pub struct IterProbe<I>(Cell<Option<I>>);
-
-impl<I> IterProbe<I> {
-    pub fn new(iterable: I) -> Self {
-        IterProbe(Cell::new(Some(iterable)))
-    }
-
-    fn take(&self) -> I {
-        match self.0.take() {
-            Some(iterable) => iterable,
-            None => unreachable!("an IterProbe is used once"),
-        }
     }
 }
 
@@ -160,7 +146,7 @@ pub trait ViaStateIter {
     fn into_stored(self) -> Self::Iter;
 }
 
-impl<I: IntoStateIter> ViaStateIter for &&IterProbe<I> {
+impl<I: IntoStateIter> ViaStateIter for &&Probe<I> {
     type Iter = I::Iter;
     fn into_stored(self) -> I::Iter {
         self.take().into_state_iter()
@@ -172,7 +158,7 @@ pub trait ViaCollect {
     fn into_stored(self) -> Self::Iter;
 }
 
-impl<I: IntoIterator> ViaCollect for &IterProbe<I> {
+impl<I: IntoIterator> ViaCollect for &Probe<I> {
     type Iter = VecIter<I::Item>;
     fn into_stored(self) -> VecIter<I::Item> {
         crate::machine::iter(self.take())
@@ -193,8 +179,8 @@ mod tests {
             .enumerate()
             .map(|(i, name)| {
                 (
-                    (&&ItemProbe::new(i)).store_item(),
-                    (&&ItemProbe::new(name)).store_item(),
+                    (&&Probe::new(i)).store_item(),
+                    (&&Probe::new(name)).store_item(),
                 )
             })
             .collect();
@@ -218,17 +204,16 @@ mod tests {
         let text = "one\ntwo";
         let slots: Vec<Borrowed<str>> = text
             .lines()
-            .map(|line| (&&ItemProbe::new(line)).store_item())
+            .map(|line| (&&Probe::new(line)).store_item())
             .collect();
         assert_eq!(slots[1].view(), "two");
     }
 
     #[test]
     fn iter_probe_keeps_ranges_and_collects_the_rest() {
-        let range: std::ops::Range<u8> = (&&IterProbe::new(0u8..3)).into_stored();
+        let range: std::ops::Range<u8> = (&&Probe::new(0u8..3)).into_stored();
         assert_eq!(range, 0..3);
-        let collected: VecIter<(usize, char)> =
-            (&&IterProbe::new("ab".char_indices())).into_stored();
+        let collected: VecIter<(usize, char)> = (&&Probe::new("ab".char_indices())).into_stored();
         assert_eq!(collected.collect::<Vec<_>>(), [(0, 'a'), (1, 'b')]);
     }
 }
