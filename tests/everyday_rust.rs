@@ -414,3 +414,135 @@ async fn an_oversized_state_says_so() {
     );
     assert!(error.message.contains("limit"), "{}", error.message);
 }
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+struct Service {
+    name: String,
+    replicas: u32,
+}
+
+/// Harder loop shapes: nested snapshot loops, labeled `continue` out of the inner one,
+/// `break` and early `return` inside, matching on a derived binding with a suspension in
+/// an arm, struct items by reference, windows, skip, rev, an owned HashMap, drain.
+#[mrtr::tool]
+async fn rollout(services: Vec<Service>, regions: Vec<String>, stop_at: String) -> String {
+    let mut log = Vec::new();
+    'service: for (i, service) in services.iter().enumerate().skip(1) {
+        for region in regions.iter().rev() {
+            if region == "skip" {
+                continue 'service;
+            }
+            let ok = ask!(confirm(format!(
+                "{} x{} in {region}?",
+                service.name, service.replicas
+            )))
+            .ok()
+            .unwrap_or(false);
+            log.push(format!("{i}:{}@{region}={ok}", service.name));
+            if service.name == stop_at {
+                break 'service;
+            }
+        }
+    }
+    for pair in services.windows(2) {
+        match pair[0].replicas.cmp(&pair[1].replicas) {
+            std::cmp::Ordering::Less => {
+                let why = ask!(text(format!("Why grow {}?", pair[1].name)))
+                    .ok()
+                    .unwrap_or_default();
+                log.push(format!("grow {} {why}", pair[1].name));
+            }
+            _ => log.push(format!("keep {}", pair[0].name)),
+        }
+    }
+    let mut owned: HashMap<String, u32> = services
+        .iter()
+        .map(|s| (s.name.clone(), s.replicas))
+        .collect();
+    let mut total = 0;
+    for (_name, replicas) in owned.drain() {
+        let _ = ask!(confirm("count?"));
+        total += replicas;
+    }
+    log.push(format!("total {total} left {}", owned.len()));
+    for service in &services {
+        if service.replicas == 0 {
+            let _ = ask!(confirm(format!("{} is empty; abort?", service.name)));
+            return format!("aborted at {} after {}", service.name, log.join(";"));
+        }
+    }
+    log.join(";")
+}
+
+fn rollout_plain(services: &[Service], regions: &[String], stop_at: &str) -> String {
+    let mut log = Vec::new();
+    'service: for (i, service) in services.iter().enumerate().skip(1) {
+        for region in regions.iter().rev() {
+            if region == "skip" {
+                continue 'service;
+            }
+            log.push(format!("{i}:{}@{region}=true", service.name));
+            if service.name == stop_at {
+                break 'service;
+            }
+        }
+    }
+    for pair in services.windows(2) {
+        match pair[0].replicas.cmp(&pair[1].replicas) {
+            std::cmp::Ordering::Less => log.push(format!("grow {} because", pair[1].name)),
+            _ => log.push(format!("keep {}", pair[0].name)),
+        }
+    }
+    let total: u32 = services.iter().map(|s| s.replicas).sum();
+    log.push(format!("total {total} left 0"));
+    for service in services {
+        if service.replicas == 0 {
+            return format!("aborted at {} after {}", service.name, log.join(";"));
+        }
+    }
+    log.join(";")
+}
+
+#[tokio::test]
+async fn nested_labeled_and_early_exit_loops_over_borrowed_items() {
+    let service = |name: &str, replicas| Service {
+        name: name.into(),
+        replicas,
+    };
+    let cases = [
+        (
+            vec![
+                service("a", 1),
+                service("b", 2),
+                service("c", 3),
+                service("d", 1),
+            ],
+            vec!["eu".to_string(), "us".to_string()],
+            "c",
+        ),
+        (
+            vec![service("a", 2), service("b", 1), service("c", 0)],
+            vec!["eu".to_string(), "skip".to_string(), "us".to_string()],
+            "none",
+        ),
+    ];
+    for (services, regions, stop_at) in cases {
+        let flow = drive(
+            &rollout,
+            json!({"services": services, "regions": regions, "stop_at": stop_at}),
+            |_, request, _| {
+                if message(request).starts_with("Why") {
+                    answer_text("because")
+                } else {
+                    yes()
+                }
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            text(&flow.output),
+            rollout_plain(&services, &regions, stop_at)
+        );
+    }
+}
