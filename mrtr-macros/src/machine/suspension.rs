@@ -137,7 +137,12 @@ impl Parse for KeyedInput {
                 ));
             }
             input.parse::<Token![=]>()?;
-            key = Some(input.parse::<LitStr>()?);
+            key = Some(input.parse::<LitStr>().map_err(|error| {
+                syn::Error::new(
+                    error.span(),
+                    "an explicit key is a string literal: `ask!(key = \"environment\", choice(..))`",
+                )
+            })?);
             if input.is_empty() {
                 return Ok(KeyedInput { key, expr: None });
             }

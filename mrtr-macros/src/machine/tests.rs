@@ -53,24 +53,41 @@ fn loop_carries_accumulator_and_iterator() {
 
 #[test]
 fn malformed_input_is_an_error_not_a_panic() {
-    for body in [
-        quote!({ ask!() }),
-        quote!({ ask!(key = 3, text("a")) }),
-        quote!({ join!(ask!(text("a"))) }),
-        quote!({ roots!(text("a")) }),
-        quote!({
-            let f = || ask!(text("a"));
-        }),
-        quote!({ while ask!(confirm("a")).is_accepted() {} }),
-        quote!({
-            println!("{:?}", ask!(text("a")));
-        }),
+    for (body, expected) in [
+        (quote!({ ask!() }), "needs an input"),
+        (
+            quote!({ ask!(key = 3, text("a")) }),
+            "an explicit key is a string literal",
+        ),
+        (
+            quote!({ join!(ask!(text("a"))) }),
+            "takes two or more suspensions",
+        ),
+        (quote!({ roots!(text("a")) }), "takes no input"),
+        (
+            quote!({
+                let f = || ask!(text("a"));
+            }),
+            "cannot be used inside a closure",
+        ),
+        (
+            quote!({ while ask!(confirm("a")).is_accepted() {} }),
+            "cannot be used in a `while` condition",
+        ),
+        (
+            quote!({
+                println!("{:?}", ask!(text("a")));
+            }),
+            "inside another macro's arguments (`println!`)",
+        ),
     ] {
-        let item: syn::ItemFn = syn::parse2(quote!(async fn t() #body)).unwrap();
-        let mut errors = errors::Errors::default();
-        let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
-        check::check_positions(&function.body, &mut errors);
-        assert!(errors.finish().is_err(), "accepted {body}");
+        let item = quote!(async fn t() -> String #body);
+        let out = expand_attribute(Kind::Tool, TokenStream::new(), item).to_string();
+        assert!(out.contains("compile_error"), "accepted {body}");
+        assert!(
+            out.contains(expected),
+            "{body}: expected `{expected}` in {out}"
+        );
     }
 }
 

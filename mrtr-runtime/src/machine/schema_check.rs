@@ -187,15 +187,31 @@ mod tests {
             "env":{"type":"string","enum":["a","b"]},
             "tags":{"type":"array","items":{"type":"string","enum":["x","y"]},"maxItems":1}
         },"required":["name"]}));
-        assert!(check_form_content(&s, &json!({})).is_err());
-        assert!(check_form_content(&s, &json!({"name": 5})).is_err());
-        assert!(check_form_content(&s, &json!({"name": "long"})).is_err());
-        assert!(check_form_content(&s, &json!({"name": "ab", "age": -1})).is_err());
-        assert!(check_form_content(&s, &json!({"name": "ab", "age": 1.5})).is_err());
-        assert!(check_form_content(&s, &json!({"name": "ab", "env": "c"})).is_err());
-        assert!(check_form_content(&s, &json!({"name": "ab", "tags": ["x", "y"]})).is_err());
-        assert!(check_form_content(&s, &json!({"name": "ab", "tags": ["z"]})).is_err());
-        assert!(check_form_content(&s, &json!("ab")).is_err());
+        // Each violation is reported for the field that has it.
+        for (content, field) in [
+            (json!({}), "name"),
+            (json!({"name": 5}), "name"),
+            (json!({"name": "long"}), "name"),
+            (json!({"name": "ab", "age": -1}), "age"),
+            (json!({"name": "ab", "age": 1.5}), "age"),
+            (json!({"name": "ab", "env": "c"}), "env"),
+            (json!({"name": "ab", "tags": ["x", "y"]}), "tags"),
+            (json!({"name": "ab", "tags": ["z"]}), "tags"),
+        ] {
+            let error = check_form_content(&s, &content).unwrap_err();
+            assert!(error.contains(field), "{content}: {error}");
+            for other in ["name", "age", "env", "tags"]
+                .iter()
+                .filter(|o| **o != field)
+            {
+                assert!(!error.contains(other), "{content}: {error} names `{other}`");
+            }
+        }
+        assert!(
+            check_form_content(&s, &json!("ab"))
+                .unwrap_err()
+                .contains("object")
+        );
         assert!(
             check_form_content(
                 &s,
