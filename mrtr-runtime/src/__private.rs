@@ -70,8 +70,8 @@ where
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be kept across a suspension: it must implement `serde::Serialize` and `serde::Deserialize`",
     label = "this local is live across a suspension, so it is sealed into the state",
-    note = "derive `Serialize` and `Deserialize` for it, keep a type from another crate in `mrtr::machine::AsJson(..)`, \
-            or drop the local before the suspension"
+    note = "derive `Serialize` and `Deserialize` for it; keep a serde type from another crate in `mrtr::machine::AsJson(..)`; \
+            take a handle (client, pool, connection) as a `State<T>` parameter instead; or drop the local before the suspension"
 )]
 pub trait Keep {
     type Kept;

@@ -253,6 +253,30 @@ const BORROW_RETURNING_METHODS: &[&str] = &[
     "split_once",
 ];
 
+/// Whether a `match`/`if let` scrutinee hands out references to its bindings: a borrow,
+/// or a lookup (`map.get(..)`, `items.iter().find(..)`) that returns one.
+fn scrutinee_borrows(scrutinee: &Expr) -> bool {
+    borrows(scrutinee)
+        || matches!(scrutinee, Expr::MethodCall(call)
+            if ["get", "find"].contains(&call.method.to_string().as_str()))
+}
+
+/// Methods whose result borrows from wherever their receiver borrows from.
+const BORROW_PRESERVING_METHODS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "ok",
+    "ok_or",
+    "ok_or_else",
+    "rev",
+    "skip",
+    "take",
+    "peekable",
+];
+
 /// Whether an initializer syntactically evaluates to a borrow (`&x`, `s.as_str()`,
 /// `Cow::Borrowed(..)`): such a local cannot be kept across a suspension.
 fn borrows(init: &Expr) -> bool {
@@ -261,8 +285,12 @@ fn borrows(init: &Expr) -> bool {
         Expr::Paren(inner) => borrows(&inner.expr),
         Expr::Group(inner) => borrows(&inner.expr),
         Expr::MethodCall(call) => {
-            BORROW_RETURNING_METHODS.contains(&call.method.to_string().as_str())
+            let method = call.method.to_string();
+            BORROW_RETURNING_METHODS.contains(&method.as_str())
+                // `x.as_deref().unwrap_or("none")` still borrows from `x`.
+                || (BORROW_PRESERVING_METHODS.contains(&method.as_str()) && borrows(&call.receiver))
         }
+        Expr::Try(inner) => borrows(&inner.expr),
         Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
             if path.path.segments.len() >= 2
                 && path.path.segments.last().is_some_and(|s| s.ident == "Borrowed")
@@ -667,6 +695,16 @@ impl<'e> Lowerer<'e> {
             Expr::Call(call) => matches!(&*call.func, Expr::Path(path)
                 if path.path.segments.iter().rev().nth(1).is_some_and(|s| is_shared_name(&s.ident))),
             _ => false,
+        }
+    }
+
+    /// Pattern bindings of a scrutinee that borrows (`match &x`, `if let Some(v) =
+    /// x.as_ref()`) are references: they cannot be kept across a suspension.
+    fn mark_borrowed(&mut self, vars: &[VarId], scrutinee_borrows: bool) {
+        if scrutinee_borrows {
+            for var in vars {
+                self.cfg.vars[*var].borrowed = true;
+            }
         }
     }
 
@@ -1122,6 +1160,7 @@ impl<'e> Lowerer<'e> {
                         .map(|(_, guard)| self.code((**guard).clone(), &binds));
                     self.cur = Some(from);
                     let (edge, vars) = self.branch(&arm.body, &binds, dest, join);
+                    self.mark_borrowed(&vars, scrutinee_borrows(&expr_match.expr));
                     let pat = &arm.pat;
                     arms.push(Arm {
                         pat: quote!(#pat),
@@ -1432,6 +1471,9 @@ impl<'e> Lowerer<'e> {
             block: expr_if.then_branch.clone(),
         });
         let (then_edge, then_vars) = self.branch(&then_body, &binds, dest, join);
+        if let Expr::Let(expr_let) = &*expr_if.cond {
+            self.mark_borrowed(&then_vars, scrutinee_borrows(&expr_let.expr));
+        }
         self.cur = Some(from);
         let else_edge = match &expr_if.else_branch {
             Some((_, else_expr)) => self.branch(else_expr, &[], dest, join).0,
