@@ -77,3 +77,60 @@ async fn resource_reads_with_roots() {
     assert_eq!(resource.uri, "notes://today");
     assert_eq!(resource.mime_type.as_deref(), Some("text/plain"));
 }
+
+/// The house style, shared by every prompt and resource (application state).
+#[derive(Clone)]
+struct Style {
+    voice: &'static str,
+}
+
+/// A prompt with application state: not listed as an argument.
+#[mrtr::prompt(name = "styled")]
+async fn styled_prompt(style: mrtr::State<Style>, topic: String) -> String {
+    let tone = ask!(choice("Tone?", ["serious", "playful"]))
+        .ok()
+        .unwrap_or_default();
+    format!("In a {} voice, {tone} ideas about {topic}.", style.voice)
+}
+
+/// A resource with application state.
+#[mrtr::resource(uri = "notes://styled")]
+async fn styled_notes(mrtr::State(style): mrtr::State<Style>) -> String {
+    let count = roots!().len();
+    format!("{} notes for {count} roots", style.voice)
+}
+
+#[tokio::test]
+async fn prompts_and_resources_take_app_state_too() {
+    let harness = mrtr::testing::Harness::new().state(Style { voice: "warm" });
+    let flow = drive_with(
+        &harness,
+        &styled_prompt,
+        json!({"topic": "tea"}),
+        |_, _, _| accept(json!({"choice": "playful"})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        serde_json::to_value(&flow.output.messages[0]).unwrap()["content"]["text"],
+        "In a warm voice, playful ideas about tea."
+    );
+    let Listing::Prompt(prompt) = &styled_prompt.descriptor().listing else {
+        panic!()
+    };
+    let names: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .flatten()
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(names, ["topic"]);
+
+    let flow = drive_with(&harness, &styled_notes, json!({}), |_, _, _| {
+        roots(&["file:///a"])
+    })
+    .await
+    .unwrap();
+    let contents = serde_json::to_value(&flow.output.contents[0]).unwrap();
+    assert_eq!(contents["text"], "warm notes for 1 roots");
+}
