@@ -40,11 +40,16 @@ pub fn tool(
 ///
 /// ```
 /// /// Brainstorm on a topic.
-/// #[mrtr::prompt(name = "brainstorm")]
+/// #[mrtr::prompt(name = "ideas")]
 /// async fn brainstorm(topic: String) -> String {
 ///     let tone = ask!(choice("Tone?", ["serious", "playful"])).ok().unwrap_or_default();
 ///     format!("Give three {tone} ideas about {topic}.")
 /// }
+///
+/// use mrtr::machine::{InputKind, Machine, Method};
+/// let listed = brainstorm.descriptor();
+/// assert_eq!((listed.name(), listed.method()), ("ideas", Method::GetPrompt));
+/// assert_eq!(listed.input_kinds, [InputKind::FormElicitation]);
 /// ```
 #[proc_macro_attribute]
 pub fn prompt(
@@ -64,6 +69,12 @@ pub fn prompt(
 ///     let roots = roots!();
 ///     format!("{} workspace roots", roots.len())
 /// }
+///
+/// use mrtr::machine::{InputKind, Listing, Machine};
+/// let Listing::Resource(resource) = &notes.descriptor().listing else { unreachable!() };
+/// assert_eq!(resource.uri, "notes://today");
+/// assert_eq!(resource.mime_type.as_deref(), Some("text/plain"));
+/// assert_eq!(notes.descriptor().input_kinds, [InputKind::Roots]);
 /// ```
 #[proc_macro_attribute]
 pub fn resource(
@@ -73,7 +84,7 @@ pub fn resource(
     machine::expand_attribute(machine::Kind::Resource, attr.into(), item.into()).into()
 }
 
-/// Derives [`mrtr::form::Form`]: the type becomes an elicitation form whose
+/// Derives `mrtr::form::Form`: the type becomes an elicitation form whose
 /// `requestedSchema` — a flat object of primitive properties, as MCP requires — is computed
 /// at compile time from the struct's fields.
 ///
@@ -170,7 +181,7 @@ pub fn derive_form(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     form::derive_form(input.into()).into()
 }
 
-/// Derives [`mrtr::form::FormChoice`] for a fieldless enum: its variants become the options of
+/// Derives `mrtr::form::FormChoice` for a fieldless enum: its variants become the options of
 /// a single-select (a field of this type) or multi-select (`Vec` of it) in a
 /// [`Form`](derive@Form).
 ///

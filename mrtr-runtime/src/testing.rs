@@ -2,17 +2,39 @@
 //! real token every round — with scripted answers. For tests of your own tools.
 //!
 //! ```
-//! # async fn demo(my_tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) {
-//! use mrtr_runtime::testing::Harness;
-//! let harness = Harness::new();
-//! let transcript = harness
-//!     .drive(&my_tool, serde_json::json!({"service": "api"}), |key, _request| {
-//!         serde_json::json!({"action": "accept", "content": {"choice": "staging"}})
-//!     })
-//!     .await
-//!     .unwrap();
-//! println!("{} rounds", transcript.rounds.len());
+//! # use mrtr_runtime::machine::*;
+//! # struct Deploy(MachineDescriptor);
+//! # impl Machine for Deploy {
+//! #     type Output = String;
+//! #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+//! #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+//! #         let Some(mut resume) = run.resume else {
+//! #             let env = input::choice("Which environment?", ["staging", "prod"]);
+//! #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+//! #         };
+//! #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+//! #         let who = run.cx.principal().unwrap_or("anonymous");
+//! #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+//! #     }) }
 //! # }
+//! # fn deploy(fingerprint: u64) -> Deploy {
+//! #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+//! #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+//! # }
+//! use futures::executor::block_on;
+//! use mrtr_runtime::testing::Harness;
+//! use serde_json::json;
+//!
+//! // `deploy(1)`: version 1 of a tool that asks "Which environment?" under the key `env`,
+//! // then reports who deployed what.
+//! let harness = Harness::new().principal("alice");
+//! let transcript = block_on(harness.drive(&deploy(1), json!({}), |key, _request| {
+//!     assert_eq!(key, "env");
+//!     json!({"action": "accept", "content": {"choice": "staging"}})
+//! }))
+//! .unwrap();
+//! assert_eq!(transcript.rounds.len(), 1);
+//! assert_eq!(transcript.output, "alice deployed staging");
 //! ```
 
 use std::sync::Arc;
@@ -28,12 +50,8 @@ use crate::server::StaleStatePolicy;
 use crate::server::engine::{Answer, Engine, Incoming};
 use crate::token::{Clock, KeyId, KeyRing, ManualClock, SecretKey, StateSealer};
 
-/// One request's reply: the finished output, or what the client must answer.
-///
-/// ```
-/// let reply: mrtr_runtime::testing::Reply<u8> = mrtr_runtime::testing::Reply::Complete(1);
-/// assert!(matches!(reply, mrtr_runtime::testing::Reply::Complete(1)));
-/// ```
+/// One request's reply: the finished output, or what the client must answer (see
+/// [`Harness::request`]).
 #[derive(Debug)]
 pub enum Reply<O> {
     /// The machine finished.
@@ -42,12 +60,7 @@ pub enum Reply<O> {
     InputRequired(InputRequiredResult),
 }
 
-/// One round of a driven flow.
-///
-/// ```
-/// let round = mrtr_runtime::testing::RoundRecord { requests: vec![], token_len: 120 };
-/// assert_eq!(round.token_len, 120);
-/// ```
+/// One round of a driven flow (see [`Harness::drive`]).
 #[derive(Debug, Clone)]
 pub struct RoundRecord {
     /// The keyed requests of the round, in key order.
@@ -56,12 +69,7 @@ pub struct RoundRecord {
     pub token_len: usize,
 }
 
-/// A whole flow: every round, then the output.
-///
-/// ```
-/// let t = mrtr_runtime::testing::Transcript { rounds: vec![], output: "done" };
-/// assert_eq!(t.output, "done");
-/// ```
+/// A whole flow: every round, then the output (see [`Harness::drive`]).
 #[derive(Debug)]
 pub struct Transcript<O> {
     /// The rounds, in order.
@@ -73,8 +81,32 @@ pub struct Transcript<O> {
 /// An in-process server pipeline with a real key ring and a manual clock.
 ///
 /// ```
-/// let harness = mrtr_runtime::testing::Harness::new();
-/// harness.clock().advance(30);
+/// # use mrtr_runtime::machine::*;
+/// # struct Deploy(MachineDescriptor);
+/// # impl Machine for Deploy {
+/// #     type Output = String;
+/// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+/// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+/// #         let Some(mut resume) = run.resume else {
+/// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+/// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+/// #         };
+/// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+/// #         let who = run.cx.principal().unwrap_or("anonymous");
+/// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+/// #     }) }
+/// # }
+/// # fn deploy(fingerprint: u64) -> Deploy {
+/// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+/// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+/// # }
+/// use futures::executor::block_on;
+/// use mrtr_runtime::testing::{Harness, Reply};
+///
+/// // Every round seals a real `requestState`.
+/// let first = block_on(Harness::new().request(&deploy(1), serde_json::json!({}), None, None));
+/// let Ok(Reply::InputRequired(round)) = first else { panic!("expected a question") };
+/// assert!(round.request_state.unwrap().starts_with("mrtr1."));
 /// ```
 pub struct Harness {
     engine: Engine,
@@ -95,7 +127,9 @@ impl Harness {
     /// principal, and a clock at 1 700 000 000.
     ///
     /// ```
+    /// use mrtr_runtime::token::Clock;
     /// let h = mrtr_runtime::testing::Harness::new();
+    /// assert_eq!(h.clock().now_unix_seconds(), 1_700_000_000);
     /// ```
     pub fn new() -> Self {
         Self::with_keys(KeyRing::new(KeyId(1), SecretKey::from_bytes([7; 32])))
@@ -105,8 +139,44 @@ impl Harness {
     /// other's flows, like two server instances).
     ///
     /// ```
-    /// use mrtr_runtime::token::{KeyId, KeyRing, SecretKey};
-    /// let h = mrtr_runtime::testing::Harness::with_keys(KeyRing::new(KeyId(3), SecretKey::from_bytes([1; 32])));
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         let who = run.cx.principal().unwrap_or("anonymous");
+    /// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
+    /// # }
+    /// # fn deploy(fingerprint: u64) -> Deploy {
+    /// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+    /// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+    /// # }
+    /// use futures::executor::block_on;
+    /// use mrtr_runtime::testing::{Harness, Reply};
+    /// use mrtr_runtime::token::{KeyId, KeyRing, REJECTED_STATE_MESSAGE, SecretKey};
+    /// use serde_json::json;
+    ///
+    /// let keys = KeyRing::new(KeyId(3), SecretKey::from_bytes([1; 32]));
+    /// let (one, two) = (Harness::with_keys(keys.clone()), Harness::with_keys(keys));
+    /// let deploy = deploy(1);
+    /// let Ok(Reply::InputRequired(round)) = block_on(one.request(&deploy, json!({}), None, None)) else {
+    ///     panic!("expected a question");
+    /// };
+    /// let token = round.request_state;
+    /// let answers = [("env".into(), json!({"action": "accept", "content": {"choice": "prod"}}))];
+    /// let done = block_on(two.request(&deploy, json!({}), token.clone(), Some(answers.into())));
+    /// assert!(matches!(done, Ok(Reply::Complete(out)) if out == "anonymous deployed prod"));
+    ///
+    /// // A harness with other keys cannot open the state.
+    /// let error = block_on(Harness::new().request(&deploy, json!({}), token, None)).unwrap_err();
+    /// assert_eq!(error.message, REJECTED_STATE_MESSAGE);
     /// ```
     pub fn with_keys(keys: KeyRing) -> Self {
         let clock = Arc::new(ManualClock::new(1_700_000_000));
@@ -133,7 +203,32 @@ impl Harness {
     /// Declares these client capabilities on every request.
     ///
     /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         let who = run.cx.principal().unwrap_or("anonymous");
+    /// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
+    /// # }
+    /// # fn deploy(fingerprint: u64) -> Deploy {
+    /// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+    /// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+    /// # }
+    /// use futures::executor::block_on;
+    ///
+    /// // A client that declares nothing cannot be asked for the environment.
     /// let h = mrtr_runtime::testing::Harness::new().capabilities(Default::default());
+    /// let error = block_on(h.request(&deploy(1), serde_json::json!({}), None, None)).unwrap_err();
+    /// assert_eq!(error.code.0, -32021);
+    /// assert!(error.message.ends_with("did not declare: elicitation.form"));
     /// ```
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = capabilities;
@@ -143,7 +238,43 @@ impl Harness {
     /// Binds every request to `principal`.
     ///
     /// ```
-    /// let h = mrtr_runtime::testing::Harness::new().principal("alice");
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         let who = run.cx.principal().unwrap_or("anonymous");
+    /// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
+    /// # }
+    /// # fn deploy(fingerprint: u64) -> Deploy {
+    /// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+    /// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+    /// # }
+    /// use futures::executor::block_on;
+    /// use mrtr_runtime::testing::{Harness, Reply};
+    /// use mrtr_runtime::token::REJECTED_STATE_MESSAGE;
+    /// use serde_json::json;
+    ///
+    /// let deploy = deploy(1);
+    /// let alice = Harness::new().principal("alice");
+    /// let accept = |_: &str, _: &_| json!({"action": "accept", "content": {"choice": "prod"}});
+    /// let transcript = block_on(alice.drive(&deploy, json!({}), accept)).unwrap();
+    /// assert_eq!(transcript.output, "alice deployed prod");
+    ///
+    /// // The state is bound to alice: nobody else continues her flow.
+    /// let Ok(Reply::InputRequired(round)) = block_on(alice.request(&deploy, json!({}), None, None)) else {
+    ///     panic!("expected a question");
+    /// };
+    /// let bob = Harness::new().principal("bob");
+    /// let error = block_on(bob.request(&deploy, json!({}), round.request_state, None)).unwrap_err();
+    /// assert_eq!(error.message, REJECTED_STATE_MESSAGE);
     /// ```
     pub fn principal(mut self, principal: impl Into<String>) -> Self {
         self.principal = Some(principal.into());
@@ -154,7 +285,30 @@ impl Harness {
     /// `McpServerBuilder::state`.
     ///
     /// ```
-    /// let h = mrtr_runtime::testing::Harness::new().state(std::sync::Arc::new(String::from("db")));
+    /// # use std::sync::Arc;
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Lookup(MachineDescriptor);
+    /// # impl Machine for Lookup {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> {
+    /// #         Box::pin(async move { Ok(Step::Done(run.cx.state::<Arc<String>>()?.to_string())) })
+    /// #     }
+    /// # }
+    /// # let tool = rmcp::model::Tool::new("lookup", "Looks up", serde_json::Map::new());
+    /// # let states = [StateRequirement::of::<Arc<String>>()];
+    /// # let lookup = Lookup(MachineDescriptor::tool(tool, [], 1).with_states(states));
+    /// use futures::executor::block_on;
+    /// use mrtr_runtime::testing::Harness;
+    /// use serde_json::{Value, json};
+    ///
+    /// // `lookup` takes a `State<Arc<String>>` and returns it.
+    /// let h = Harness::new().state(Arc::new(String::from("db")));
+    /// let transcript = block_on(h.drive(&lookup, json!({}), |_, _| Value::Null)).unwrap();
+    /// assert_eq!(transcript.output, "db");
+    ///
+    /// let error = block_on(Harness::new().request(&lookup, json!({}), None, None)).unwrap_err();
+    /// assert!(error.message.ends_with("add `.state(value)` to the Harness"));
     /// ```
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         Arc::make_mut(&mut self.engine.states).insert(value);
@@ -164,8 +318,43 @@ impl Harness {
     /// Uses `policy` for states sealed by another version of a machine.
     ///
     /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         let who = run.cx.principal().unwrap_or("anonymous");
+    /// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
+    /// # }
+    /// # fn deploy(fingerprint: u64) -> Deploy {
+    /// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+    /// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+    /// # }
+    /// use futures::executor::block_on;
     /// use mrtr_runtime::server::StaleStatePolicy;
-    /// let h = mrtr_runtime::testing::Harness::new().stale_state(StaleStatePolicy::Reject);
+    /// use mrtr_runtime::testing::{Harness, Reply};
+    /// use mrtr_runtime::token::REJECTED_STATE_MESSAGE;
+    /// use serde_json::json;
+    ///
+    /// // A state sealed by version 1 of `deploy` comes back to version 2.
+    /// let h = Harness::new().stale_state(StaleStatePolicy::Reject);
+    /// let Ok(Reply::InputRequired(round)) = block_on(h.request(&deploy(1), json!({}), None, None)) else {
+    ///     panic!("expected a question");
+    /// };
+    /// let token = round.request_state;
+    /// let error = block_on(h.request(&deploy(2), json!({}), token.clone(), None)).unwrap_err();
+    /// assert_eq!(error.message, REJECTED_STATE_MESSAGE);
+    ///
+    /// // The default policy starts the flow again instead.
+    /// let restarted = block_on(Harness::new().request(&deploy(2), json!({}), token, None));
+    /// assert!(matches!(restarted, Ok(Reply::InputRequired(_))));
     /// ```
     pub fn stale_state(mut self, policy: StaleStatePolicy) -> Self {
         self.engine.stale_state = policy;
@@ -175,7 +364,38 @@ impl Harness {
     /// The harness's clock, to expire states.
     ///
     /// ```
-    /// mrtr_runtime::testing::Harness::new().clock().advance(601);
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         let who = run.cx.principal().unwrap_or("anonymous");
+    /// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
+    /// # }
+    /// # fn deploy(fingerprint: u64) -> Deploy {
+    /// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+    /// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+    /// # }
+    /// use futures::executor::block_on;
+    /// use mrtr_runtime::testing::{Harness, Reply};
+    /// use mrtr_runtime::token::REJECTED_STATE_MESSAGE;
+    /// use serde_json::json;
+    ///
+    /// let (h, deploy) = (Harness::new(), deploy(1));
+    /// let Ok(Reply::InputRequired(round)) = block_on(h.request(&deploy, json!({}), None, None)) else {
+    ///     panic!("expected a question");
+    /// };
+    /// h.clock().advance(601); // past the 600-second lifetime of a round
+    /// let answers = [("env".into(), json!({"action": "accept", "content": {"choice": "prod"}}))];
+    /// let late = block_on(h.request(&deploy, json!({}), round.request_state, Some(answers.into())));
+    /// assert_eq!(late.unwrap_err().message, REJECTED_STATE_MESSAGE);
     /// ```
     pub fn clock(&self) -> &ManualClock {
         &self.clock
@@ -184,10 +404,38 @@ impl Harness {
     /// Sends one request, exactly as a retry would arrive.
     ///
     /// ```
-    /// # async fn demo(tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) {
-    /// let h = mrtr_runtime::testing::Harness::new();
-    /// let first = h.request(&tool, serde_json::json!({}), None, None).await;
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         let who = run.cx.principal().unwrap_or("anonymous");
+    /// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
     /// # }
+    /// # fn deploy(fingerprint: u64) -> Deploy {
+    /// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+    /// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+    /// # }
+    /// use futures::executor::block_on;
+    /// use mrtr_runtime::testing::{Harness, Reply};
+    /// use serde_json::json;
+    ///
+    /// let (h, deploy) = (Harness::new(), deploy(1));
+    /// let Ok(Reply::InputRequired(first)) = block_on(h.request(&deploy, json!({}), None, None)) else {
+    ///     panic!("expected a question");
+    /// };
+    /// assert!(first.input_requests.unwrap().contains_key("env"));
+    ///
+    /// let answers = [("env".into(), json!({"action": "accept", "content": {"choice": "prod"}}))];
+    /// let second = block_on(h.request(&deploy, json!({}), first.request_state, Some(answers.into())));
+    /// assert!(matches!(second, Ok(Reply::Complete(out)) if out == "anonymous deployed prod"));
     /// ```
     pub async fn request<M: Machine + ?Sized>(
         &self,
@@ -239,10 +487,34 @@ impl Harness {
     /// request)` and sent back with the sealed state, as a conforming client would.
     ///
     /// ```
-    /// # async fn demo(tool: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) {
-    /// let h = mrtr_runtime::testing::Harness::new();
-    /// let t = h.drive(&tool, serde_json::json!({}), |_key, _request| serde_json::json!({"action": "decline"})).await;
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         let who = run.cx.principal().unwrap_or("anonymous");
+    /// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
     /// # }
+    /// # fn deploy(fingerprint: u64) -> Deploy {
+    /// #     let tool = rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new());
+    /// #     Deploy(MachineDescriptor::tool(tool, [InputKind::FormElicitation], fingerprint))
+    /// # }
+    /// use futures::executor::block_on;
+    /// use serde_json::json;
+    ///
+    /// let h = mrtr_runtime::testing::Harness::new();
+    /// let decline = |_key: &str, _request: &_| json!({"action": "decline"});
+    /// let transcript = block_on(h.drive(&deploy(1), json!({}), decline)).unwrap();
+    /// assert_eq!(transcript.rounds.len(), 1);
+    /// assert_eq!(transcript.rounds[0].requests[0].0, "env");
+    /// assert_eq!(transcript.output, "anonymous deployed nothing");
     /// ```
     pub async fn drive<M: Machine + ?Sized>(
         &self,

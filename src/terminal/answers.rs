@@ -79,9 +79,20 @@ impl AnswerScript {
     /// Reads a script from JSON text.
     ///
     /// ```
-    /// use mrtr::terminal::AnswerScript;
-    /// let script = AnswerScript::from_json(r#"{"byKey": {"ok": "decline"}}"#).unwrap();
-    /// # let _ = script;
+    /// use futures::executor::block_on;
+    /// use mrtr::client::{InputHandler, UrlElicitation};
+    /// use mrtr::terminal::{AnswerOptions, AnswerScript, TerminalAnswers};
+    /// use rmcp::model::ElicitationAction;
+    ///
+    /// let script = AnswerScript::from_json(r#"{"byKey": {"login": "decline"}}"#).unwrap();
+    /// let answers = TerminalAnswers::scripted(script, AnswerOptions::default());
+    /// let url = "https://example.com".to_string();
+    /// let login = UrlElicitation { key: "login".into(), message: "Sign in".into(), url };
+    /// assert_eq!(block_on(answers.elicit_url(login)).unwrap().action, ElicitationAction::Decline);
+    ///
+    /// // A misspelled field is an error, not a script that answers nothing.
+    /// let typo = AnswerScript::from_json(r#"{"bykey": {}}"#).unwrap_err();
+    /// assert!(typo.contains("unknown field `bykey`"));
     /// ```
     pub fn from_json(text: &str) -> Result<Self, String> {
         serde_json::from_str(text).map_err(|error| format!("invalid answers file: {error}"))

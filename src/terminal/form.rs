@@ -338,7 +338,7 @@ fn looks_like_date(text: &str) -> bool {
 /// let schema = serde_json::json!({"type": "object", "properties": {
 ///     "env": {"type": "string", "enum": ["dev", "prod"]}}, "required": ["env"]});
 /// assert!(validate_content(&schema, &serde_json::json!({"env": "dev"})).is_ok());
-/// assert!(validate_content(&schema, &serde_json::json!({})).is_err());
+/// assert_eq!(validate_content(&schema, &serde_json::json!({})).unwrap_err(), "`env` is required");
 /// ```
 pub fn validate_content(schema: &Value, content: &Value) -> Result<(), String> {
     let fields = fields(schema)?;

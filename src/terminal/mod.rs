@@ -62,9 +62,14 @@ pub enum Action {
 
 /// Prints each round on stdout: the requests, the answers and the `requestState` size.
 ///
-/// ```
-/// use mrtr::client::{CallTarget, PendingCall, RoundObserver};
-/// mrtr::terminal::Transcript.input_required(&PendingCall::new(CallTarget::tool("t", None)));
+/// ```no_run
+/// # async fn demo(transport: rmcp::transport::TokioChildProcess) -> Result<(), mrtr::client::ClientError> {
+/// use mrtr::client::{InputHandlers, MrtrClient};
+///
+/// let client = MrtrClient::connect(transport, InputHandlers::new()).await?;
+/// let client = client.with_observer(mrtr::terminal::Transcript);
+/// client.call_tool("deploy", None).await?; // prints every `input_required` round
+/// # Ok(()) }
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Transcript;

@@ -90,8 +90,9 @@ impl DriverConfig {
 
 /// Watches the automatic round loop, e.g. to show progress in a UI or write a transcript.
 ///
-/// ```
-/// use mrtr_runtime::client::{PendingCall, RoundObserver};
+/// ```no_run
+/// # async fn demo(transport: rmcp::transport::TokioChildProcess) -> Result<(), mrtr_runtime::client::ClientError> {
+/// use mrtr_runtime::client::{InputHandlers, MrtrClient, PendingCall, RoundObserver};
 ///
 /// struct Log;
 /// impl RoundObserver for Log {
@@ -99,6 +100,10 @@ impl DriverConfig {
 ///         eprintln!("round {}: {} request(s)", pending.round, pending.input_requests.len());
 ///     }
 /// }
+///
+/// let client = MrtrClient::connect(transport, InputHandlers::new()).await?.with_observer(Log);
+/// client.call_tool("deploy", None).await?; // logs every `input_required` round
+/// # Ok(()) }
 /// ```
 pub trait RoundObserver: Send + Sync + 'static {
     /// The server answered round `pending.round` with `input_required`.

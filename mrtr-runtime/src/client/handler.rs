@@ -191,8 +191,10 @@ impl HandlerError {
 /// concurrently with the others for requests of the same round.
 ///
 /// ```
-/// use futures::future::BoxFuture;
-/// use mrtr_runtime::client::{HandlerError, InputHandler, InputKind, InputKinds, RootsRequest};
+/// use futures::{executor::block_on, future::BoxFuture};
+/// use mrtr_runtime::client::{
+///     HandlerError, InputHandler, InputKind, InputKinds, RootsRequest, UrlElicitation,
+/// };
 /// use rmcp::model::{ListRootsResult, Root};
 ///
 /// struct Workspace;
@@ -202,6 +204,13 @@ impl HandlerError {
 ///         Box::pin(async { Ok(ListRootsResult::new(vec![Root::new("file:///work")])) })
 ///     }
 /// }
+///
+/// let roots = block_on(Workspace.list_roots(RootsRequest { key: "roots".into() })).unwrap();
+/// assert_eq!(roots.roots[0].uri, "file:///work");
+/// // The methods left out answer `Unsupported`.
+/// let url = "https://example.com".to_string();
+/// let login = UrlElicitation { key: "login".into(), message: "Sign in".into(), url };
+/// assert_eq!(block_on(Workspace.elicit_url(login)).unwrap_err(), HandlerError::Unsupported);
 /// ```
 pub trait InputHandler: Send + Sync + 'static {
     /// The kinds this handler answers.

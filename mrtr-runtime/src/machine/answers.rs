@@ -44,7 +44,10 @@ impl AnswerError {
     /// Builds an error for `key`.
     ///
     /// ```
-    /// let e = mrtr_runtime::machine::AnswerError::new("k", mrtr_runtime::machine::AnswerProblem::Missing);
+    /// use mrtr_runtime::machine::{AnswerError, AnswerProblem};
+    /// let e = AnswerError::new("env", AnswerProblem::Malformed("not a string".into()));
+    /// assert_eq!(e.problem(), &AnswerProblem::Malformed("not a string".into()));
+    /// assert_eq!(e.to_string(), "answer for `env`: malformed: not a string");
     /// ```
     pub fn new(key: impl Into<String>, problem: AnswerProblem) -> Self {
         AnswerError {

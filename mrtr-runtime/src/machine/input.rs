@@ -40,6 +40,7 @@ impl<O> Input<O> {
     /// use rmcp::model::{InputRequest, ListRootsRequest};
     /// #[allow(deprecated)]
     /// let raw: Input<Roots> = Input::from_request(InputRequest::ListRoots(ListRootsRequest::default()));
+    /// assert_eq!(raw.kind(), mrtr_runtime::machine::InputKind::Roots);
     /// ```
     pub fn from_request(request: InputRequest) -> Self {
         Input {
@@ -62,6 +63,7 @@ impl<O> Input<O> {
     ///
     /// ```
     /// let request = mrtr_runtime::machine::input::roots().into_request();
+    /// assert_eq!(serde_json::to_value(request).unwrap()["method"], "roots/list");
     /// ```
     pub fn into_request(self) -> InputRequest {
         self.request
@@ -106,6 +108,9 @@ fn single_field_schema(field: &str, property: serde_json::Value) -> ElicitationS
 /// # impl Form for Confirm { fn requested_schema() -> rmcp::model::ElicitationSchema {
 /// #   serde_json::from_value(serde_json::json!({"type":"object","properties":{"apply":{"type":"boolean"}},"required":["apply"]})).unwrap() } }
 /// let question: mrtr_runtime::machine::Input<Elicited<Confirm>> = input::form::<Confirm>("Apply the plan?");
+/// let params = &serde_json::to_value(question.request()).unwrap()["params"];
+/// assert_eq!(params["message"], "Apply the plan?");
+/// assert_eq!(params["requestedSchema"]["properties"]["apply"]["type"], "boolean");
 /// ```
 pub fn form<T: Form>(message: impl Into<String>) -> Input<Elicited<T>> {
     Input::from_request(elicit_form(message, T::requested_schema()))
@@ -114,7 +119,20 @@ pub fn form<T: Form>(message: impl Into<String>) -> Input<Elicited<T>> {
 /// A single choice among `options`; the answer is the chosen option.
 ///
 /// ```
+/// use serde_json::json;
 /// let q = mrtr_runtime::machine::input::choice("Which environment?", ["staging", "prod"]);
+/// assert_eq!(serde_json::to_value(q.request()).unwrap(), json!({
+///     "method": "elicitation/create",
+///     "params": {
+///         "mode": "form",
+///         "message": "Which environment?",
+///         "requestedSchema": {
+///             "type": "object",
+///             "properties": {"choice": {"type": "string", "enum": ["staging", "prod"]}},
+///             "required": ["choice"],
+///         },
+///     },
+/// }));
 /// ```
 pub fn choice<I, S>(message: impl Into<String>, options: I) -> Input<Elicited<String>>
 where
@@ -130,6 +148,12 @@ where
 ///
 /// ```
 /// let q = mrtr_runtime::machine::input::multi_choice("Which regions?", ["eu", "us", "ap"]);
+/// let schema = &serde_json::to_value(q.request()).unwrap()["params"]["requestedSchema"];
+/// assert_eq!(schema["properties"]["choices"], serde_json::json!({
+///     "type": "array",
+///     "items": {"type": "string", "enum": ["eu", "us", "ap"]},
+/// }));
+/// assert_eq!(schema["required"], serde_json::json!(["choices"]));
 /// ```
 pub fn multi_choice<I, S>(message: impl Into<String>, options: I) -> Input<Elicited<Vec<String>>>
 where
@@ -148,6 +172,10 @@ where
 ///
 /// ```
 /// let q = mrtr_runtime::machine::input::text("What is your name?");
+/// let params = &serde_json::to_value(q.request()).unwrap()["params"];
+/// assert_eq!(params["message"], "What is your name?");
+/// assert_eq!(params["requestedSchema"]["properties"]["text"]["type"], "string");
+/// assert_eq!(params["requestedSchema"]["required"], serde_json::json!(["text"]));
 /// ```
 pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
     let schema = single_field_schema("text", json!({"type": "string"}));
@@ -158,6 +186,10 @@ pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
 ///
 /// ```
 /// let q = mrtr_runtime::machine::input::confirm("Deploy now?");
+/// let params = &serde_json::to_value(q.request()).unwrap()["params"];
+/// assert_eq!(params["message"], "Deploy now?");
+/// assert_eq!(params["requestedSchema"]["properties"]["confirm"]["type"], "boolean");
+/// assert_eq!(params["requestedSchema"]["required"], serde_json::json!(["confirm"]));
 /// ```
 pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
     let schema = single_field_schema("confirm", json!({"type": "boolean"}));
@@ -168,7 +200,13 @@ pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
 /// the user consented to open it; correlate completion through your own state.
 ///
 /// ```
-/// let q = mrtr_runtime::machine::input::url("Sign in to continue", "https://example.com/login");
+/// use mrtr_runtime::machine::{input, InputKind};
+/// let q = input::url("Sign in to continue", "https://example.com/login");
+/// assert_eq!(q.kind(), InputKind::UrlElicitation);
+/// let params = &serde_json::to_value(q.request()).unwrap()["params"];
+/// assert_eq!(params["mode"], "url");
+/// assert_eq!(params["message"], "Sign in to continue");
+/// assert_eq!(params["url"], "https://example.com/login");
 /// ```
 pub fn url(message: impl Into<String>, url: impl Into<String>) -> Input<Elicited<()>> {
     Input::from_request(InputRequest::Elicitation(ElicitRequest::new(
@@ -185,7 +223,12 @@ pub fn url(message: impl Into<String>, url: impl Into<String>) -> Input<Elicited
 /// `Input<Sampled>` ([`Input::system`], [`Input::max_tokens`], ...).
 ///
 /// ```
-/// let q = mrtr_runtime::machine::input::prompt("Summarize the plan").max_tokens(200);
+/// let q = mrtr_runtime::machine::input::prompt("Summarize the plan");
+/// let params = &serde_json::to_value(q.request()).unwrap()["params"];
+/// assert_eq!(params["messages"], serde_json::json!([
+///     {"role": "user", "content": {"type": "text", "text": "Summarize the plan"}},
+/// ]));
+/// assert_eq!(params["maxTokens"], 512);
 /// ```
 pub fn prompt(text: impl Into<String>) -> Input<Sampled> {
     let message = SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(text.into()));
@@ -200,6 +243,8 @@ pub fn prompt(text: impl Into<String>) -> Input<Sampled> {
 /// let params = CreateMessageRequestParams::new(
 ///     vec![SamplingMessage::new(Role::User, SamplingMessageContentBlock::text("hi"))], 64);
 /// let q = mrtr_runtime::machine::input::sampling(params);
+/// assert_eq!(q.kind(), mrtr_runtime::machine::InputKind::Sampling);
+/// assert_eq!(serde_json::to_value(q.request()).unwrap()["params"]["maxTokens"], 64);
 /// ```
 pub fn sampling(params: CreateMessageRequestParams) -> Input<Sampled> {
     Input::from_request(InputRequest::CreateMessage(CreateMessageRequest::new(
@@ -211,6 +256,7 @@ pub fn sampling(params: CreateMessageRequestParams) -> Input<Sampled> {
 ///
 /// ```
 /// let q = mrtr_runtime::machine::input::roots();
+/// assert_eq!(q.kind(), mrtr_runtime::machine::InputKind::Roots);
 /// ```
 pub fn roots() -> Input<Roots> {
     Input::from_request(InputRequest::ListRoots(ListRootsRequest::default()))
@@ -228,6 +274,8 @@ impl Input<Sampled> {
     ///
     /// ```
     /// let q = mrtr_runtime::machine::input::prompt("hi").system("Be brief.");
+    /// let params = &serde_json::to_value(q.request()).unwrap()["params"];
+    /// assert_eq!(params["systemPrompt"], "Be brief.");
     /// ```
     pub fn system(mut self, system_prompt: impl Into<String>) -> Self {
         self.params_mut().system_prompt = Some(system_prompt.into());
@@ -238,6 +286,7 @@ impl Input<Sampled> {
     ///
     /// ```
     /// let q = mrtr_runtime::machine::input::prompt("hi").max_tokens(50);
+    /// assert_eq!(serde_json::to_value(q.request()).unwrap()["params"]["maxTokens"], 50);
     /// ```
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.params_mut().max_tokens = max_tokens;
@@ -247,7 +296,9 @@ impl Input<Sampled> {
     /// Adds a model hint (clients evaluate hints in order).
     ///
     /// ```
-    /// let q = mrtr_runtime::machine::input::prompt("hi").model_hint("claude");
+    /// let q = mrtr_runtime::machine::input::prompt("hi").model_hint("claude").model_hint("gpt");
+    /// let preferences = &serde_json::to_value(q.request()).unwrap()["params"]["modelPreferences"];
+    /// assert_eq!(preferences["hints"], serde_json::json!([{"name": "claude"}, {"name": "gpt"}]));
     /// ```
     pub fn model_hint(mut self, name: impl Into<String>) -> Self {
         let preferences = self

@@ -79,8 +79,19 @@ pub type StepFuture<'a, O> = Pin<Box<dyn Future<Output = Result<Step<O>, StepErr
 ///         })
 ///     }
 /// }
-/// # let object = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
-/// # let _ = Greet { descriptor: MachineDescriptor::tool(Tool::new("greet", "Greets", object), [InputKind::FormElicitation], 1) };
+///
+/// let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+/// let tool = Tool::new("greet", "Greets", schema);
+/// let descriptor = MachineDescriptor::tool(tool, [InputKind::FormElicitation], 1);
+/// let greet = Greet { descriptor };
+///
+/// // Two requests through the real pipeline: the question, then the greeting.
+/// let harness = mrtr_runtime::testing::Harness::new();
+/// let answer = |_: &str, _: &_| serde_json::json!({"action": "accept", "content": {"text": "Ada"}});
+/// let run = harness.drive(&greet, serde_json::json!({}), answer);
+/// let transcript = futures::executor::block_on(run).unwrap();
+/// assert_eq!(transcript.rounds.len(), 1);
+/// assert_eq!(transcript.output.content[0].as_text().unwrap().text, "Hello, Ada!");
 /// ```
 pub trait Machine: Send + Sync + 'static {
     /// The completed result.
@@ -199,9 +210,12 @@ impl MachineDescriptor {
     /// A tool descriptor.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::MachineDescriptor;
+    /// # use mrtr_runtime::machine::{InputKind, MachineDescriptor, Method};
     /// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
-    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", schema), [], 1);
+    /// let kinds = [InputKind::Roots, InputKind::FormElicitation, InputKind::Roots];
+    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", schema), kinds, 1);
+    /// assert_eq!((d.name(), d.method()), ("t", Method::CallTool));
+    /// assert_eq!(d.input_kinds, [InputKind::FormElicitation, InputKind::Roots]); // sorted, once each
     /// ```
     pub fn tool(
         tool: Tool,
@@ -214,8 +228,9 @@ impl MachineDescriptor {
     /// A prompt descriptor.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::MachineDescriptor;
+    /// # use mrtr_runtime::machine::{MachineDescriptor, Method};
     /// let d = MachineDescriptor::prompt(rmcp::model::Prompt::new("p", Some("d"), None), [], 1);
+    /// assert_eq!((d.name(), d.method()), ("p", Method::GetPrompt));
     /// ```
     pub fn prompt(
         prompt: Prompt,
@@ -228,8 +243,9 @@ impl MachineDescriptor {
     /// A resource descriptor.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::MachineDescriptor;
+    /// # use mrtr_runtime::machine::{MachineDescriptor, Method};
     /// let d = MachineDescriptor::resource(rmcp::model::Resource::new("test://r", "r"), [], 1);
+    /// assert_eq!((d.name(), d.method()), ("test://r", Method::ReadResource));
     /// ```
     pub fn resource(
         resource: Resource,
@@ -262,7 +278,7 @@ impl MachineDescriptor {
     /// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
     /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", schema), [], 1)
     ///     .with_states([StateRequirement::of::<String>()]);
-    /// assert_eq!(d.states.len(), 1);
+    /// assert_eq!(d.states, [StateRequirement::of::<String>()]);
     /// ```
     pub fn with_states(mut self, states: impl IntoIterator<Item = StateRequirement>) -> Self {
         self.states.extend(states);
@@ -314,7 +330,7 @@ impl RequestCx {
     ///
     /// ```
     /// let cx = mrtr_runtime::machine::RequestCx::new(Default::default(), Some("alice".into()), 2);
-    /// assert_eq!(cx.round(), 2);
+    /// assert_eq!((cx.principal(), cx.round()), (Some("alice"), 2));
     /// ```
     pub fn new(capabilities: ClientCapabilities, principal: Option<String>, round: u32) -> Self {
         RequestCx {
@@ -343,8 +359,10 @@ impl RequestCx {
     /// The registered application state `T`, as a `State<T>` parameter receives it.
     ///
     /// ```
-    /// let cx = mrtr_runtime::machine::RequestCx::default();
-    /// assert!(cx.state::<String>().is_err()); // nothing registered
+    /// let cx = mrtr_runtime::machine::RequestCx::default(); // nothing registered
+    /// let error = cx.state::<String>().unwrap_err();
+    /// assert!(matches!(error, mrtr_runtime::machine::StepError::Internal(_)));
+    /// assert!(error.to_string().contains("`alloc::string::String` is not registered"));
     /// ```
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Result<State<T>, StepError> {
         self.states.get::<T>().map(State).ok_or_else(|| {
@@ -394,15 +412,7 @@ impl RequestCx {
     }
 }
 
-/// One step's input.
-///
-/// ```
-/// use mrtr_runtime::machine::{RequestCx, Run};
-/// let args = serde_json::Map::new();
-/// let cx = RequestCx::default();
-/// let run = Run { arguments: &args, resume: None, cx: &cx };
-/// assert!(run.resume.is_none());
-/// ```
+/// One step's input (see the [`Machine`] example).
 #[derive(Debug)]
 pub struct Run<'a> {
     /// The request's arguments (`{}` when absent). Parse them with [`Run::parse_arguments`].
@@ -447,7 +457,9 @@ impl Resume {
     /// Built by the server from an opened token.
     ///
     /// ```
-    /// let r = mrtr_runtime::machine::Resume::new(vec![0], Default::default());
+    /// let mut r = mrtr_runtime::machine::Resume::new(vec![0], Default::default());
+    /// assert_eq!(r.state::<u8>().unwrap(), 0);
+    /// assert!(r.answers().is_empty());
     /// ```
     pub fn new(state: Vec<u8>, answers: Answers) -> Self {
         Resume { state, answers }
@@ -456,9 +468,12 @@ impl Resume {
     /// Decodes the state as `S` (all bytes must be consumed).
     ///
     /// ```
-    /// # use mrtr_runtime::machine::{Answers, Resume};
+    /// # use mrtr_runtime::machine::{Answers, Resume, StepError};
     /// let r = Resume::new(postcard::to_allocvec(&(1u8, 2u8)).unwrap(), Answers::default());
-    /// assert!(r.state::<u8>().is_err()); // trailing bytes
+    /// assert_eq!(r.state::<(u8, u8)>().unwrap(), (1, 2));
+    /// let error = r.state::<u8>().unwrap_err();
+    /// assert!(matches!(&error, StepError::StateMismatch(_)));
+    /// assert_eq!(error.to_string(), "state does not match this machine: state has 1 trailing byte(s)");
     /// ```
     pub fn state<S: DeserializeOwned>(&self) -> Result<S, StepError> {
         self.state_with_literals(&[])
@@ -469,10 +484,11 @@ impl Resume {
     /// without leaking attacker-chosen strings.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::{Answers, Resume};
+    /// # use mrtr_runtime::machine::{Answers, Resume, StepError};
     /// let r = Resume::new(postcard::to_allocvec(&"prod").unwrap(), Answers::default());
     /// assert_eq!(r.state_with_literals::<&'static str>(&["dev", "prod"]).unwrap(), "prod");
-    /// assert!(r.state_with_literals::<&'static str>(&["dev"]).is_err());
+    /// let error = r.state_with_literals::<&'static str>(&["dev"]).unwrap_err();
+    /// assert!(matches!(error, StepError::StateMismatch(_)));
     /// ```
     pub fn state_with_literals<S: Deserialize<'static>>(
         &self,
@@ -500,7 +516,9 @@ impl Resume {
 ///     .ask("env", input::choice("Where?", ["a", "b"])).unwrap()
 ///     .ask("roots", input::roots()).unwrap();
 /// assert_eq!(suspend.requests().len(), 2);
-/// assert!(Suspend::new(&()).unwrap().ask("k", input::roots()).unwrap().ask("k", input::roots()).is_err());
+/// let once = Suspend::new(&()).unwrap().ask("k", input::roots()).unwrap();
+/// let twice = once.ask("k", input::roots()).unwrap_err();
+/// assert_eq!(twice.to_string(), "internal error: input key `k` is asked twice in one round");
 /// ```
 #[derive(Debug, Clone)]
 pub struct Suspend {
@@ -530,9 +548,11 @@ impl Suspend {
     /// among `literals` (sorted) to decode again.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::Suspend;
+    /// # use mrtr_runtime::machine::{Suspend, StepError};
     /// assert!(Suspend::with_literals(&("prod", 1u8), &["prod"]).is_ok());
-    /// assert!(Suspend::with_literals(&("other", 1u8), &["prod"]).is_err());
+    /// let error = Suspend::with_literals(&("other", 1u8), &["prod"]).unwrap_err();
+    /// assert!(matches!(&error, StepError::Unstorable(_)));
+    /// assert!(error.to_string().contains("not a string literal of the tool's body"));
     /// ```
     pub fn with_literals<S: Serialize + Deserialize<'static>>(
         state: &S,
@@ -621,12 +641,7 @@ impl Suspend {
     }
 }
 
-/// What one step produced.
-///
-/// ```
-/// let done: mrtr_runtime::machine::Step<&str> = mrtr_runtime::machine::Step::Done("ok");
-/// assert!(matches!(done, mrtr_runtime::machine::Step::Done("ok")));
-/// ```
+/// What one step produced (see the [`Machine`] example).
 #[derive(Debug)]
 pub enum Step<O> {
     /// The machine needs input; seal the state and send the requests.
@@ -641,6 +656,7 @@ pub enum Step<O> {
 /// use mrtr_runtime::machine::{AnswerError, AnswerProblem, StepError};
 /// let e: StepError = AnswerError::new("k", AnswerProblem::Missing).into();
 /// assert!(matches!(e, StepError::Answer(_)));
+/// assert_eq!(e.to_string(), "answer for `k`: missing");
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

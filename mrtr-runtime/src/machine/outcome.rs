@@ -38,10 +38,10 @@ pub trait Outcome: Sized {
 /// A decline or cancel is a real answer, never mistaken for a missing one.
 ///
 /// ```
-/// use mrtr_runtime::machine::Elicited;
+/// use mrtr_runtime::machine::{Elicited, NotAccepted};
 /// let answer: Elicited<String> = Elicited::Accept("prod".into());
 /// assert_eq!(answer.accepted().unwrap(), "prod");
-/// assert!(Elicited::<String>::Decline.accepted().is_err());
+/// assert_eq!(Elicited::<String>::Decline.accepted(), Err(NotAccepted::Declined));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Elicited<T> {
@@ -274,8 +274,10 @@ impl Outcome for Sampled {
 /// One workspace root the client exposed.
 ///
 /// ```
-/// let root = mrtr_runtime::machine::WorkspaceRoot { uri: "file:///src".into(), name: None };
-/// assert!(root.uri.starts_with("file://"));
+/// use mrtr_runtime::machine::{input, Outcome, Roots, WorkspaceRoot};
+/// let answer = serde_json::json!({"roots": [{"uri": "file:///src", "name": "src"}]});
+/// let roots = Roots::from_response("r", &input::roots().into_request(), answer).unwrap();
+/// assert_eq!(roots[0], WorkspaceRoot { uri: "file:///src".into(), name: Some("src".into()) });
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkspaceRoot {
@@ -288,9 +290,11 @@ pub struct WorkspaceRoot {
 /// The client's answer to `roots/list`.
 ///
 /// ```
-/// use mrtr_runtime::machine::{Roots, WorkspaceRoot};
-/// let roots = Roots(vec![WorkspaceRoot { uri: "file:///a".into(), name: None }]);
-/// assert_eq!(roots.len(), 1);
+/// use mrtr_runtime::machine::{input, Outcome, Roots};
+/// let answer = serde_json::json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]});
+/// let roots = Roots::from_response("r", &input::roots().into_request(), answer).unwrap();
+/// let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+/// assert_eq!(uris, ["file:///a", "file:///b"]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Roots(pub Vec<WorkspaceRoot>);

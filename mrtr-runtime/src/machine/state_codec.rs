@@ -106,7 +106,11 @@ impl de::Error for DecodeError {
 ///
 /// // A string that is not a literal of the tool body is refused.
 /// let forged = postcard::to_allocvec(&State { env: "elsewhere", round: 2 }).unwrap();
-/// assert!(decode_state::<State>(&forged, LITERALS).is_err());
+/// let error = decode_state::<State>(&forged, LITERALS).unwrap_err();
+/// assert_eq!(
+///     error.to_string(),
+///     r#"invalid state: invalid type: string "elsewhere", expected a borrowed string"#
+/// );
 /// ```
 pub fn decode_state<S: de::Deserialize<'static>>(
     bytes: &[u8],

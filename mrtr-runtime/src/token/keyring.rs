@@ -1,13 +1,7 @@
 //! Secret keys and the key ring: one key seals, every key opens.
 //!
 //! Operators configure keys in the `MRTR_KEYS` environment variable (see [`KeyRing::parse`]
-//! for the format). Rotating a key without breaking in-flight flows takes three deploys:
-//!
-//! 1. add the new key as an opening key everywhere: `MRTR_KEYS=1:OLD,2:NEW`;
-//! 2. once every instance runs step 1, make it the sealing key: `MRTR_KEYS=2:NEW,1:OLD`;
-//! 3. one token lifetime (TTL) later, drop the old key: `MRTR_KEYS=2:NEW`.
-//!
-//! Never promote a new key to sealing before every instance can open with it.
+//! for the format); [`KeyRing`] describes how to rotate them.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -267,8 +261,14 @@ fn decode_key(text: &str, entry: Option<usize>) -> Result<SecretKey, KeyRingErro
 
 /// The keys a server seals and opens tokens with: one sealing key, any number of opening keys.
 ///
-/// The sealing key also opens. Keep old keys as opening keys for at least one token
-/// lifetime after rotating (see the [module docs](self)).
+/// The sealing key also opens. Rotating a key without breaking in-flight flows takes three
+/// deploys:
+///
+/// 1. add the new key as an opening key everywhere: `MRTR_KEYS=1:OLD,2:NEW`;
+/// 2. once every instance runs step 1, make it the sealing key: `MRTR_KEYS=2:NEW,1:OLD`;
+/// 3. one token lifetime (TTL) later, drop the old key: `MRTR_KEYS=2:NEW`.
+///
+/// Never promote a new key to sealing before every instance can open with it.
 ///
 /// ```
 /// use mrtr_runtime::token::{KeyId, KeyRing, SecretKey};
@@ -376,10 +376,9 @@ impl KeyRing {
     /// a process-local key.
     ///
     /// ```
-    /// # use mrtr_runtime::token::KeyRing;
-    /// // With MRTR_KEYS unset this is `Ok(None)`.
-    /// let ring: Option<KeyRing> = KeyRing::from_env().unwrap_or(None);
-    /// # let _ = ring;
+    /// # use mrtr_runtime::token::{KeyRing, KEYS_ENV_VAR};
+    /// let ring: Option<KeyRing> = KeyRing::from_env().expect("MRTR_KEYS is malformed");
+    /// assert_eq!(ring.is_none(), std::env::var_os(KEYS_ENV_VAR).is_none());
     /// ```
     pub fn from_env() -> Result<Option<Self>, KeyRingError> {
         match std::env::var(KEYS_ENV_VAR) {
@@ -393,9 +392,11 @@ impl KeyRing {
     /// (see [`KeyRing::generate_process_local`]).
     ///
     /// ```
-    /// # use mrtr_runtime::token::KeyRing;
-    /// let ring = KeyRing::from_env_or_generate();
-    /// # let _ = ring;
+    /// # use mrtr_runtime::token::{KeyId, KeyRing, KEYS_ENV_VAR};
+    /// let ring = KeyRing::from_env_or_generate().expect("MRTR_KEYS is malformed");
+    /// if std::env::var_os(KEYS_ENV_VAR).is_none() {
+    ///     assert_eq!(ring.key_ids().collect::<Vec<_>>(), [KeyId(0)]); // one process-local key
+    /// }
     /// ```
     pub fn from_env_or_generate() -> Result<Self, KeyRingError> {
         match Self::from_env()? {

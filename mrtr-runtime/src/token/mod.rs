@@ -35,7 +35,8 @@
 //! ```
 //! use std::sync::Arc;
 //! use mrtr_runtime::token::{
-//!     Binding, BoundMethod, KeyId, KeyRing, ManualClock, SealInput, SecretKey, StateSealer,
+//!     Binding, BoundMethod, KeyId, KeyRing, ManualClock, Rejection, SealInput, SecretKey,
+//!     StateSealer,
 //! };
 //!
 //! let ring = KeyRing::new(KeyId(1), SecretKey::generate()?);
@@ -58,7 +59,7 @@
 //! envelope.check_fingerprint(0xC0FFEE)?;
 //!
 //! let other = Binding::new("files", BoundMethod::ToolsCall, "delete", None, None);
-//! assert!(sealer.open(&token, &other).is_err());
+//! assert_eq!(sealer.open(&token, &other).unwrap_err(), Rejection::Unauthentic);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -358,10 +359,18 @@ impl StateSealer {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use mrtr_runtime::token::{KeyId, KeyRing, ManualClock, SecretKey, StateSealer};
+    /// # use mrtr_runtime::token::{Binding, BoundMethod, KeyId, KeyRing, ManualClock, Rejection, SealInput, SecretKey, StateSealer};
+    /// let clock = Arc::new(ManualClock::new(1_000));
     /// let sealer = StateSealer::new(KeyRing::new(KeyId(1), SecretKey::from_bytes([1; 32])))
-    ///     .with_clock(Arc::new(ManualClock::new(0)));
-    /// # let _ = sealer;
+    ///     .with_clock(clock.clone());
+    /// let binding = Binding::new("srv", BoundMethod::ToolsCall, "t", None, None);
+    /// let input = SealInput { fingerprint: 0, round: 1, pending: vec![], state: vec![] };
+    /// let token = sealer.seal(&binding, input).unwrap();
+    /// assert_eq!(sealer.open(&token, &binding).unwrap().issued_at, 1_000);
+    ///
+    /// clock.advance(601);
+    /// let expired = Rejection::Expired { expires_at: 1_600, now: 1_601 };
+    /// assert_eq!(sealer.open(&token, &binding).unwrap_err(), expired);
     /// ```
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
