@@ -407,6 +407,10 @@ async fn an_oversized_state_says_so() {
     assert_eq!(text(&flow.output), "1000");
     let error = failure(drive(&hoard, json!({"size": 200_000}), |_, _, _| yes()).await);
     assert_eq!(error.code.0, -32602);
-    assert!(error.message.contains("keeps between rounds is too large"), "{}", error.message);
+    assert!(
+        error.message.contains("keeps between rounds is too large"),
+        "{}",
+        error.message
+    );
     assert!(error.message.contains("limit"), "{}", error.message);
 }

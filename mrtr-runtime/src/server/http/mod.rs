@@ -44,6 +44,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use rmcp::ServerHandler;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -131,7 +132,7 @@ where
     /// ```
     pub fn new(server: McpServer<F>) -> Self {
         HttpServing {
-            server: server.modern_only(),
+            server,
             path: DEFAULT_PATH.to_string(),
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
@@ -258,9 +259,11 @@ where
     }
 
     fn router_and_token(self, cancel: CancellationToken) -> (axum::Router, CancellationToken) {
+        let legacy = self.server.serves_legacy_sessions();
         let mut config = StreamableHttpServerConfig::default()
-            // 2026-07-28 has no sessions: every POST stands alone.
-            .with_legacy_session_mode(false)
+            // 2026-07-28 requests always stand alone; an `initialize` opens a session (for
+            // legacy clients) only when those are served.
+            .with_legacy_session_mode(legacy)
             // Plain JSON unless a handler streams notifications first.
             .with_json_response(true)
             // Requests without MCP-Protocol-Version / `_meta` are refused up front.
@@ -273,17 +276,27 @@ where
             config = config.with_allowed_hosts(hosts);
         }
         let server = self.server;
-        let mcp = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(NeverSessionManager::default()),
-            config,
-        );
+        let endpoint = if legacy {
+            // Sessions idle for 5 minutes are closed (rmcp's default keep-alive).
+            let mcp = StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+            axum::Router::new().route_service(&self.path, mcp)
+        } else {
+            let mcp = StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(NeverSessionManager::default()),
+                config,
+            );
+            axum::Router::new().route_service(&self.path, mcp)
+        };
         let limits = gate::Limits {
             body_timeout: self.body_timeout,
             max_body_bytes: self.max_body_bytes,
         };
-        let router = axum::Router::new()
-            .route_service(&self.path, mcp)
+        let router = endpoint
             .layer(axum::middleware::from_fn_with_state(limits, gate::gate))
             .layer(tower_http::limit::RequestBodyLimitLayer::new(
                 self.max_body_bytes,
