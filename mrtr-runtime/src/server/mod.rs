@@ -977,6 +977,43 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             .await
     }
 
+    // Logging is SEP-2577-deprecated; legacy sessions still set their level this way.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.fallback.set_level(request, context).await
+    }
+
+    // Legacy sessions subscribe this way (rmcp refuses it on 2026-07-28 requests).
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        #[allow(deprecated)]
+        self.inner.fallback.subscribe(request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        #[allow(deprecated)]
+        self.inner.fallback.unsubscribe(request, context).await
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.inner.fallback.on_initialized(context).await
+    }
+
+    async fn on_roots_list_changed(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.inner.fallback.on_roots_list_changed(context).await
+    }
+
     async fn on_cancelled(
         &self,
         notification: rmcp::model::CancelledNotificationParam,

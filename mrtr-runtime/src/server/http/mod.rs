@@ -22,8 +22,10 @@
 //!
 //! Always on: `TCP_NODELAY` on accepted sockets (without it a reply's last small write
 //! waits ~40 ms for a delayed ACK), JSON responses for results that stream nothing first
-//! (rmcp's SSE framing costs more CPU), HTTP/1.1 only, stateless 2026-07-28 serving (the
-//! discovery result advertises only the versions served), and every error as a JSON-RPC
+//! (rmcp's SSE framing costs more CPU), HTTP/1.1 only, stateless 2026-07-28 serving beside
+//! Streamable HTTP sessions for clients that open with `initialize` (2025-11-25 and older;
+//! unless [`McpServerBuilder::legacy_sessions`](super::McpServerBuilder::legacy_sessions)
+//! is off — then the discovery result advertises only 2026-07-28), and every error as a JSON-RPC
 //! error body: `-32700` for a body that is not JSON (or not UTF-8), `-32600` for a batch,
 //! a wrong `jsonrpc`, an id that is not a string or integer, or more than one
 //! `Authorization` header, with HTTP 400.
