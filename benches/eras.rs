@@ -12,7 +12,6 @@
 #[allow(dead_code)]
 mod release_wizard;
 #[path = "../tests/support/mod.rs"]
-#[allow(dead_code)]
 mod support;
 
 use std::hint::black_box;

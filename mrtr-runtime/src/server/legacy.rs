@@ -47,6 +47,9 @@ pub(crate) struct Session<'a> {
     pub(crate) timeout: Duration,
 }
 
+/// One suspension: its requests and the state it encoded.
+type Round = (Vec<(String, InputRequest)>, Vec<u8>);
+
 /// Why one server→client request produced no answer.
 enum AskFailure {
     /// The call was cancelled (or a sibling request of the round failed first).
@@ -87,7 +90,7 @@ impl Engine {
         let name = machine.descriptor().name().to_string();
         let mut resume: Option<Resume> = None;
         // The last suspension: what a malformed answer asks again.
-        let mut asked: Option<(Vec<(String, InputRequest)>, Vec<u8>)> = None;
+        let mut asked: Option<Round> = None;
         let mut completed_rounds = 0u32;
         let mut reasks = 0u32;
         loop {
