@@ -393,7 +393,64 @@ async fn foreign_origins_are_refused_and_loopback_ones_served() {
 
 #[tokio::test]
 async fn only_served_versions_are_advertised_and_legacy_requests_get_json_rpc_errors() {
+    // Legacy sessions on (the default): every version is served and advertised, and a
+    // legacy `initialize` opens a session.
     let url = showcase().await;
+    let (status, _, body) = call(&url, "server/discover", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let versions = body["result"]["supportedVersions"].clone();
+    assert!(
+        versions
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("2025-11-25")) && v.contains(&json!("2026-07-28"))),
+        "{body}"
+    );
+    let client = reqwest::Client::new();
+    let legacy = |url: &str, body: Value| {
+        client
+            .post(url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "old", "version": "0"}
+    }});
+    let response = legacy(&url, initialize.clone())
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(
+        response.headers().contains_key("mcp-session-id"),
+        "a legacy session was opened: {:?}",
+        response.headers()
+    );
+    // A legacy request outside any session is refused as JSON-RPC.
+    let (status, _, body) = send(legacy(
+        &url,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "deploy_wizard", "arguments": {"service": "api"}
+        }}),
+    ))
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["error"]["code"].is_i64(), "{body}");
+
+    // Legacy sessions off: only 2026-07-28 is advertised and a legacy `initialize` gets
+    // the spec's answer for a modern-only server, the versions it does support.
+    let modern_only = mrtr::server::McpServer::builder("modern-only")
+        .keys(mrtr::token::KeyRing::generate_process_local().unwrap())
+        .legacy_sessions(false)
+        .tool(deploy_wizard::deploy_wizard)
+        .build()
+        .unwrap();
+    let bound = mrtr::server::http::HttpServing::new(modern_only)
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let url = format!("http://{}/mcp", bound.local_addr());
+    tokio::spawn(bound.serve_until(std::future::pending()));
     let (status, _, body) = call(&url, "server/discover", json!({})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
@@ -401,20 +458,7 @@ async fn only_served_versions_are_advertised_and_legacy_requests_get_json_rpc_er
         json!(["2026-07-28"]),
         "{body}"
     );
-
-    let client = reqwest::Client::new();
-    let legacy = |body: Value| {
-        client
-            .post(&url)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-    };
-    let (status, _, body) = send(legacy(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "old", "version": "0"}
-    }})))
-    .await;
-    // The spec's answer for a modern-only server: the versions it does support.
+    let (status, _, body) = send(legacy(&url, initialize)).await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(error_code(&body), -32022, "{body}");
     assert_eq!(
@@ -423,6 +467,7 @@ async fn only_served_versions_are_advertised_and_legacy_requests_get_json_rpc_er
         "{body}"
     );
     let (status, _, body) = send(legacy(
+        &url,
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "deploy_wizard", "arguments": {"service": "api"}
         }}),

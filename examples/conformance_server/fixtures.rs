@@ -1,9 +1,9 @@
 //! The conformance suite's ordinary (single round-trip) fixtures as a plain rmcp handler.
 //!
 //! Every name, URI and argument below is fixed by the suite's scenarios
-//! (`@modelcontextprotocol/conformance` 0.2.0-alpha.12, revision 2026-07-28); the multi
-//! round-trip fixtures are not here, they are written with mrtr and put in front of this
-//! handler.
+//! (`@modelcontextprotocol/conformance` 0.2.0-alpha.12, revisions 2026-07-28 and
+//! 2025-11-25); the fixtures that ask the client for input are not here, they are written
+//! with mrtr and put in front of this handler.
 
 use std::{borrow::Cow, time::Duration};
 
@@ -18,7 +18,7 @@ use rmcp::{
         PaginatedRequestParams, ProgressNotificationParam, Prompt, PromptArgument, PromptMessage,
         ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
         RequestMetaObject, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
-        ServerConfig,
+        ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
     },
     service::RequestContext,
     tool, tool_handler, tool_router,
@@ -128,6 +128,48 @@ impl OrdinaryFixtures {
     }
 
     #[tool(
+        description = "Logs three info messages while it runs (tools-call-with-logging, 2025-11-25)"
+    )]
+    async fn test_tool_with_logging(
+        &self,
+        peer: Peer<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        for (step, text) in [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if step > 0 {
+                // The scenario asks for spaced messages, as a real tool would produce them.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            #[expect(
+                deprecated,
+                reason = "SEP-2577 deprecates logging, but 2025-11-25 defines it"
+            )]
+            let message = rmcp::model::LoggingMessageNotificationParam::new(
+                rmcp::model::LoggingLevel::Info,
+                json!(text),
+            );
+            #[expect(
+                deprecated,
+                reason = "SEP-2577 deprecates logging, but 2025-11-25 defines it"
+            )]
+            peer.notify_logging_message(message)
+                .await
+                .map_err(|error| {
+                    McpError::internal_error(format!("could not send log: {error}"), None)
+                })?;
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            "Tool with logging executed successfully",
+        )]))
+    }
+
+    #[tool(
         description = "Needs the sampling client capability; without it the call is refused with -32021 (server-stateless)"
     )]
     fn test_missing_capability(&self, meta: RequestMetaObject) -> Result<CallToolResult, McpError> {
@@ -207,8 +249,14 @@ impl OrdinaryFixtures {
 impl ServerHandler for OrdinaryFixtures {
     fn get_info(&self) -> ServerConfig {
         // No listChanged or subscribe: a stateless fixture has nothing to push, and not
-        // advertising them keeps `subscriptions/listen` unimplemented (-32601).
+        // advertising them keeps `subscriptions/listen` unimplemented (-32601). Logging is
+        // for 2025-11-25 sessions (`logging/setLevel`).
+        #[expect(
+            deprecated,
+            reason = "SEP-2577 deprecates logging, but both revisions define it"
+        )]
         let capabilities = ServerCapabilities::builder()
+            .enable_logging()
             .enable_completions()
             .enable_prompts()
             .enable_resources()
@@ -221,7 +269,40 @@ impl ServerHandler for OrdinaryFixtures {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+        // 2026-07-28 statelessly, 2025-11-25 and older in sessions.
+        Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+    }
+
+    #[expect(
+        deprecated,
+        reason = "SEP-2577 deprecates logging, but 2025-11-25 defines it"
+    )]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // The fixture's tools log at info regardless; accepting the level is what
+        // logging-set-level checks.
+        Ok(())
+    }
+
+    // resources/subscribe is how 2025-11-25 subscribes.
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // Nothing here ever changes, so a subscription never fires; accepting it is all.
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Ok(())
     }
 
     async fn complete(

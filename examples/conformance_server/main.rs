@@ -1,14 +1,19 @@
-//! Fixture server for the official MCP conformance suite at revision 2026-07-28.
+//! Fixture server for the official MCP conformance suite, revisions 2026-07-28 and
+//! 2025-11-25, from one process.
 //!
-//! Serves [`OrdinaryFixtures`] over rmcp's Streamable HTTP transport on a loopback address,
-//! statelessly, at `/mcp`. `scripts/conformance` starts it with `--port 0 --port-file FILE`
-//! and points `conformance server --requirements 2026-07-28` at the address it reports.
+//! Serves the mrtr fixtures in front of [`OrdinaryFixtures`] over rmcp's Streamable HTTP
+//! transport on a loopback address at `/mcp`: 2026-07-28 requests statelessly, and an
+//! `initialize` (2025-11-25 and older) opens a session in which the same `#[mrtr::tool]`
+//! machines send their questions to the client. `scripts/conformance` starts it with
+//! `--port 0 --port-file FILE` and points `conformance server --requirements 2026-07-28`,
+//! then `--requirements 2025-11-25`, at the address it reports.
 //!
 //! ```text
 //! cargo run --example conformance_server -- --port 3000
 //! ```
 
 mod fixtures;
+mod legacy_fixtures;
 mod mrtr_fixtures;
 
 use std::{net::SocketAddr, path::PathBuf};
@@ -41,10 +46,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let options = Options::parse();
 
-    let server = mrtr_fixtures::register(McpServer::builder("mrtr-conformance-fixtures"))
+    let builder = McpServer::builder("mrtr-conformance-fixtures");
+    let server = legacy_fixtures::register(mrtr_fixtures::register(builder))
         .build_with(OrdinaryFixtures::new())?;
-    // The production entry point: stateless 2026-07-28, JSON responses, TCP_NODELAY,
-    // Origin/Host checks, timeouts and caps, graceful shutdown on SIGTERM/ctrl-c.
+    // The production entry point: stateless 2026-07-28 beside legacy sessions, JSON
+    // responses, TCP_NODELAY, Origin/Host checks, timeouts and caps, graceful shutdown on
+    // SIGTERM/ctrl-c.
     let bound = HttpServing::new(server)
         .bind(SocketAddr::from(([127, 0, 0, 1], options.port)))
         .await?;

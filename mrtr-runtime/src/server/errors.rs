@@ -24,6 +24,17 @@ pub(crate) fn invalid_arguments(detail: String) -> ErrorData {
 
 /// `-32021` naming every capability the pending requests need, as one object.
 pub(crate) fn missing_capabilities(kinds: &[InputKind]) -> ErrorData {
+    let mut error = ErrorData::missing_required_client_capability(required_capabilities(kinds));
+    error.message = format!(
+        "this request needs client capabilities it did not declare: {}",
+        kind_names(kinds)
+    )
+    .into();
+    error
+}
+
+/// The capabilities `kinds` need, merged into one object.
+fn required_capabilities(kinds: &[InputKind]) -> ClientCapabilities {
     let mut required = serde_json::Map::new();
     for kind in kinds {
         if let Ok(Value::Object(one)) = serde_json::to_value(kind.required_capability()) {
@@ -37,16 +48,97 @@ pub(crate) fn missing_capabilities(kinds: &[InputKind]) -> ErrorData {
             serde_json::json!({"form": {}, "url": {}}),
         );
     }
-    let required: ClientCapabilities =
-        serde_json::from_value(Value::Object(required)).unwrap_or_default();
-    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
-    let mut error = ErrorData::missing_required_client_capability(required);
-    error.message = format!(
-        "this request needs client capabilities it did not declare: {}",
-        names.join(", ")
+    serde_json::from_value(Value::Object(required)).unwrap_or_default()
+}
+
+fn kind_names(kinds: &[InputKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| k.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Legacy session: `-32600` naming what the session's `initialize` did not declare. The
+/// revisions before 2026-07-28 have no code of their own for this (`-32021` is new there),
+/// so it is the generic "this request cannot be served as sent", with the same
+/// `requiredCapabilities` data.
+pub(crate) fn legacy_missing_capabilities(kinds: &[InputKind]) -> ErrorData {
+    let required = serde_json::to_value(required_capabilities(kinds)).unwrap_or(Value::Null);
+    ErrorData::new(
+        rmcp::model::ErrorCode::INVALID_REQUEST,
+        format!(
+            "this call needs input the client did not declare at initialize: {} \
+             (nothing was sent to the client)",
+            kind_names(kinds)
+        ),
+        Some(serde_json::json!({ "requiredCapabilities": required })),
     )
-    .into();
-    error
+}
+
+/// Legacy session: `-32600` for input the negotiated revision does not have (elicitation
+/// before 2025-06-18, URL mode and sampling tools before 2025-11-25).
+pub(crate) fn legacy_not_in_revision(
+    kind: InputKind,
+    version: &rmcp::model::ProtocolVersion,
+    since: &rmcp::model::ProtocolVersion,
+) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::INVALID_REQUEST,
+        format!(
+            "this call needs {} input, which protocol {version} does not have (it arrived in \
+             {since}); connect with a newer protocol version",
+            kind.as_str()
+        ),
+        Some(serde_json::json!({ "protocolVersion": version, "requires": since })),
+    )
+}
+
+/// Legacy session: `-32603` when the client answered a request with an error, closed the
+/// session, or sent something that is not a reply to it.
+pub(crate) fn legacy_client_error(key: &str, method: &str, detail: &str) -> ErrorData {
+    tracing::info!(key, method, detail, "legacy client did not answer");
+    ErrorData::internal_error(
+        format!("the client did not answer {method} `{key}`: {detail}; the call is ended"),
+        Some(serde_json::json!({ "key": key, "method": method })),
+    )
+}
+
+/// Legacy session: `-32603` when the client did not answer within the configured timeout.
+pub(crate) fn legacy_timeout(key: &str, method: &str, timeout: std::time::Duration) -> ErrorData {
+    tracing::info!(
+        key,
+        method,
+        ?timeout,
+        "legacy client did not answer in time"
+    );
+    ErrorData::internal_error(
+        format!(
+            "the client did not answer {method} `{key}` within {} ms; the call is ended \
+             (the request was cancelled on the client)",
+            timeout.as_millis()
+        ),
+        Some(
+            serde_json::json!({ "key": key, "method": method, "timeoutMs": timeout.as_millis() as u64 }),
+        ),
+    )
+}
+
+/// Legacy session: `-32602` after the same round was answered malformed too often.
+pub(crate) fn legacy_malformed_answers(key: &str, problem: &str, asked: u32) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "the answer to `{key}` was unusable after asking {asked} more times ({problem}); \
+             the call is ended"
+        ),
+        Some(serde_json::json!({ "key": key })),
+    )
+}
+
+/// Legacy session: the call was cancelled; rmcp sends nothing for a cancelled request,
+/// so this only ends the machine.
+pub(crate) fn legacy_cancelled() -> ErrorData {
+    ErrorData::internal_error("the call was cancelled", None)
 }
 
 fn merge_objects(into: &mut serde_json::Map<String, Value>, from: serde_json::Map<String, Value>) {

@@ -20,6 +20,7 @@ mod build_error;
 pub(crate) mod engine;
 mod errors;
 pub mod http;
+mod legacy;
 mod principal;
 mod ratelimit;
 mod registry;
@@ -39,6 +40,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 pub use build_error::BuildError;
 pub use engine::StaleStatePolicy;
+pub use legacy::DEFAULT_LEGACY_REQUEST_TIMEOUT;
 pub use principal::{Principal, PrincipalResolver};
 
 use crate::machine::{AppStates, Listing, Machine, MachineDescriptor};
@@ -94,18 +96,21 @@ impl ServerHandler for NoFallback {}
 /// ```
 pub struct McpServer<F = NoFallback> {
     inner: Arc<Inner<F>>,
-    /// Advertise only the versions served statelessly (2026-07-28 on): set by
-    /// [`http::HttpServing`], which serves no legacy session.
-    modern_only: bool,
 }
 
 impl<F> Clone for McpServer<F> {
     fn clone(&self) -> Self {
         McpServer {
             inner: Arc::clone(&self.inner),
-            modern_only: self.modern_only,
         }
     }
+}
+
+/// How clients that negotiated a protocol before 2026-07-28 are served.
+#[derive(Debug, Clone, Copy)]
+struct LegacyServing {
+    enabled: bool,
+    request_timeout: Duration,
 }
 
 struct Inner<F> {
@@ -115,6 +120,7 @@ struct Inner<F> {
     prompts: Registry<dyn Machine<Output = GetPromptResult>>,
     resources: Registry<dyn Machine<Output = ReadResourceResult>>,
     principal: PrincipalResolver,
+    legacy: LegacyServing,
     fallback: F,
 }
 
@@ -145,6 +151,7 @@ pub struct McpServerBuilder {
     resources: Registry<dyn Machine<Output = ReadResourceResult>>,
     principal: Option<PrincipalResolver>,
     states: AppStates,
+    legacy: LegacyServing,
 }
 
 impl McpServer<NoFallback> {
@@ -167,6 +174,10 @@ impl McpServer<NoFallback> {
             resources: Registry::default(),
             principal: None,
             states: AppStates::default(),
+            legacy: LegacyServing {
+                enabled: true,
+                request_timeout: legacy::DEFAULT_LEGACY_REQUEST_TIMEOUT,
+            },
         }
     }
 }
@@ -266,6 +277,34 @@ impl McpServerBuilder {
         self
     }
 
+    /// Whether clients that negotiate 2025-11-25 or older through `initialize` are served
+    /// (default: yes). They cannot answer `input_required`, so their calls are driven
+    /// in-process: each suspension's requests are sent to the client over the session
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) and the machine resumes
+    /// with the replies, without sealing and without re-running code. Off, only 2026-07-28
+    /// and later are advertised and a legacy `initialize` is refused.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").legacy_sessions(false);
+    /// ```
+    pub fn legacy_sessions(mut self, enabled: bool) -> Self {
+        self.legacy.enabled = enabled;
+        self
+    }
+
+    /// How long a legacy session's client may take to answer one server→client request
+    /// (default [`DEFAULT_LEGACY_REQUEST_TIMEOUT`], 600 s). Past it the request is
+    /// cancelled on the client and the call ends with a JSON-RPC error naming the request.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .legacy_request_timeout(std::time::Duration::from_secs(120));
+    /// ```
+    pub fn legacy_request_timeout(mut self, timeout: Duration) -> Self {
+        self.legacy.request_timeout = timeout;
+        self
+    }
+
     /// Registers application state (a pool, a client, a config) for the machines that
     /// take a `State<T>` parameter. The value is cloned into every round, so register a
     /// cheap handle (an `Arc<..>`, a pool handle); one value per type.
@@ -359,7 +398,6 @@ impl McpServerBuilder {
         }
         let audience = self.audience.unwrap_or_else(|| self.info.name.clone());
         Ok(McpServer {
-            modern_only: false,
             inner: Arc::new(Inner {
                 engine: Engine {
                     sealer,
@@ -374,6 +412,7 @@ impl McpServerBuilder {
                 principal: self
                     .principal
                     .unwrap_or_else(|| Arc::new(principal::default_principal)),
+                legacy: self.legacy,
                 fallback,
             }),
         })
@@ -381,10 +420,15 @@ impl McpServerBuilder {
 }
 
 impl<F> McpServer<F> {
-    /// This server advertising only the protocol versions served without sessions.
-    pub(crate) fn modern_only(mut self) -> Self {
-        self.modern_only = true;
-        self
+    /// Whether clients that negotiated a protocol before 2026-07-28 are served (see
+    /// [`McpServerBuilder::legacy_sessions`]).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// assert!(server.serves_legacy_sessions());
+    /// ```
+    pub fn serves_legacy_sessions(&self) -> bool {
+        self.inner.legacy.enabled
     }
 
     /// The audience bound into this server's tokens.
@@ -422,6 +466,23 @@ impl<F> McpServer<F> {
     {
         let arguments = arguments.unwrap_or_else(|| empty_arguments());
         let incoming = self.incoming(context, arguments, input_responses, request_state);
+        if let Some(version) = self.legacy_version(context) {
+            let session = legacy::Session {
+                peer: &context.peer,
+                ct: &context.ct,
+                version,
+                timeout: self.inner.legacy.request_timeout,
+            };
+            let mut result = self
+                .inner
+                .engine
+                .drive(machine.as_ref(), incoming, session)
+                .await?;
+            if let Some(meta) = result.meta_mut() {
+                stamp_server_info(meta, &self.inner.info);
+            }
+            return Ok(R::from(result));
+        }
         Ok(
             match self.inner.engine.serve(machine.as_ref(), incoming).await? {
                 Answer::Complete(mut result) => {
@@ -436,6 +497,21 @@ impl<F> McpServer<F> {
                 }
             },
         )
+    }
+
+    /// The protocol version of a legacy session this request belongs to, when such
+    /// sessions are served: negotiated through `initialize` before 2026-07-28 and not
+    /// overridden by a modern version in this request's own `_meta`.
+    fn legacy_version(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<rmcp::model::ProtocolVersion> {
+        if !self.inner.legacy.enabled {
+            return None;
+        }
+        context.protocol_version().filter(|version| {
+            version.as_str() < rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+        })
     }
 
     fn incoming<'a>(
@@ -661,7 +737,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         &self,
     ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
         let versions = self.inner.fallback.supported_protocol_versions();
-        if !self.modern_only {
+        if self.inner.legacy.enabled {
             return versions;
         }
         let modern = rmcp::model::ProtocolVersion::V_2026_07_28;
@@ -899,6 +975,43 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             .fallback
             .on_custom_request(request, context)
             .await
+    }
+
+    // Logging is SEP-2577-deprecated; legacy sessions still set their level this way.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.fallback.set_level(request, context).await
+    }
+
+    // Legacy sessions subscribe this way (rmcp refuses it on 2026-07-28 requests).
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        #[allow(deprecated)]
+        self.inner.fallback.subscribe(request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        #[allow(deprecated)]
+        self.inner.fallback.unsubscribe(request, context).await
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.inner.fallback.on_initialized(context).await
+    }
+
+    async fn on_roots_list_changed(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.inner.fallback.on_roots_list_changed(context).await
     }
 
     async fn on_cancelled(

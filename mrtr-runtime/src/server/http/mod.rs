@@ -22,8 +22,10 @@
 //!
 //! Always on: `TCP_NODELAY` on accepted sockets (without it a reply's last small write
 //! waits ~40 ms for a delayed ACK), JSON responses for results that stream nothing first
-//! (rmcp's SSE framing costs more CPU), HTTP/1.1 only, stateless 2026-07-28 serving (the
-//! discovery result advertises only the versions served), and every error as a JSON-RPC
+//! (rmcp's SSE framing costs more CPU), HTTP/1.1 only, stateless 2026-07-28 serving beside
+//! Streamable HTTP sessions for clients that open with `initialize` (2025-11-25 and older;
+//! unless [`McpServerBuilder::legacy_sessions`](super::McpServerBuilder::legacy_sessions)
+//! is off — then the discovery result advertises only 2026-07-28), and every error as a JSON-RPC
 //! error body: `-32700` for a body that is not JSON (or not UTF-8), `-32600` for a batch,
 //! a wrong `jsonrpc`, an id that is not a string or integer, or more than one
 //! `Authorization` header, with HTTP 400.
@@ -44,6 +46,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use rmcp::ServerHandler;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -131,7 +134,7 @@ where
     /// ```
     pub fn new(server: McpServer<F>) -> Self {
         HttpServing {
-            server: server.modern_only(),
+            server,
             path: DEFAULT_PATH.to_string(),
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
@@ -258,9 +261,11 @@ where
     }
 
     fn router_and_token(self, cancel: CancellationToken) -> (axum::Router, CancellationToken) {
+        let legacy = self.server.serves_legacy_sessions();
         let mut config = StreamableHttpServerConfig::default()
-            // 2026-07-28 has no sessions: every POST stands alone.
-            .with_legacy_session_mode(false)
+            // 2026-07-28 requests always stand alone; an `initialize` opens a session (for
+            // legacy clients) only when those are served.
+            .with_legacy_session_mode(legacy)
             // Plain JSON unless a handler streams notifications first.
             .with_json_response(true)
             // Requests without MCP-Protocol-Version / `_meta` are refused up front.
@@ -273,17 +278,27 @@ where
             config = config.with_allowed_hosts(hosts);
         }
         let server = self.server;
-        let mcp = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(NeverSessionManager::default()),
-            config,
-        );
+        let endpoint = if legacy {
+            // Sessions idle for 5 minutes are closed (rmcp's default keep-alive).
+            let mcp = StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+            axum::Router::new().route_service(&self.path, mcp)
+        } else {
+            let mcp = StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(NeverSessionManager::default()),
+                config,
+            );
+            axum::Router::new().route_service(&self.path, mcp)
+        };
         let limits = gate::Limits {
             body_timeout: self.body_timeout,
             max_body_bytes: self.max_body_bytes,
         };
-        let router = axum::Router::new()
-            .route_service(&self.path, mcp)
+        let router = endpoint
             .layer(axum::middleware::from_fn_with_state(limits, gate::gate))
             .layer(tower_http::limit::RequestBodyLimitLayer::new(
                 self.max_body_bytes,
