@@ -229,3 +229,45 @@ fn url_consent_and_cancel_in_a_pty_over_http() {
     session.expect(expectrl::Eof).unwrap();
     stop.cancel();
 }
+
+/// `--legacy`: a 2025-11-25 session over stdio; the server asks by sending requests
+/// mid-call and the same answers file, roots and sampling reply answer them.
+#[test]
+fn legacy_sessions_are_answered_from_the_same_sources() {
+    let answers = answers_file(
+        "legacy-tally",
+        r#"{"inOrder": [
+            {"action": "accept", "content": {"text": "Ada"}},
+            {"action": "accept", "content": {"confirm": true}}
+        ]}"#,
+    );
+    let root = std::env::temp_dir();
+    let output = mrtr()
+        .args([
+            "stdio",
+            "--legacy",
+            "--call",
+            "tally",
+            "--args",
+            r#"{"label": "votes"}"#,
+        ])
+        .args(["--sample-reply", "kind", "--answers"])
+        .arg(&answers)
+        .arg("--root")
+        .arg(&root)
+        .arg("--")
+        .arg(bins::example("legacy_test_server"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    // Code between suspensions ran once each in a fresh server process.
+    assert!(
+        stdout.contains("votes for Ada: 1 root(s), note `kind` | runs 1/1/1"),
+        "{stdout}"
+    );
+    // No MRTR rounds on a legacy session.
+    assert!(!stdout.contains("input_required"), "{stdout}");
+}

@@ -75,6 +75,10 @@ struct Options {
     /// Answer sampling requests with the stdout of this shell command (request JSON on stdin).
     #[arg(long, value_name = "CMD")]
     sample_command: Option<String>,
+    /// Open the session with `initialize` at 2025-11-25, for servers that predate MRTR:
+    /// they ask by sending requests mid-call, answered the same way.
+    #[arg(long)]
+    legacy: bool,
     /// Most requests per call, the first included.
     #[arg(long, default_value_t = 10)]
     max_rounds: usize,
@@ -146,6 +150,22 @@ async fn session(client: Result<MrtrClient, ClientError>, options: &Options) -> 
     })
 }
 
+async fn connect<T, E, A>(
+    transport: T,
+    answers: TerminalAnswers,
+    options: &Options,
+) -> Result<MrtrClient, ClientError>
+where
+    T: mrtr::rmcp::transport::IntoTransport<mrtr::rmcp::RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    if options.legacy {
+        terminal::connect_legacy(transport, answers).await
+    } else {
+        terminal::connect(transport, answers).await
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -158,7 +178,7 @@ async fn main() -> ExitCode {
                 match TokioChildProcess::new(child) {
                     Err(error) => Err(format!("cannot start `{}`: {error}", command[0])),
                     Ok(transport) => {
-                        session(terminal::connect(transport, answers).await, options).await
+                        session(connect(transport, answers, options).await, options).await
                     }
                 }
             }
@@ -167,7 +187,7 @@ async fn main() -> ExitCode {
             Err(error) => Err(error),
             Ok(answers) => {
                 let transport = StreamableHttpClientTransport::from_uri(url.clone());
-                session(terminal::connect(transport, answers).await, options).await
+                session(connect(transport, answers, options).await, options).await
             }
         },
     };

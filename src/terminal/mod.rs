@@ -29,7 +29,7 @@ use mrtr_runtime::client::{
 };
 use rmcp::{
     model::{ElicitRequest, ElicitRequestParams, InputRequest, InputResponses, JsonObject},
-    service::RoleClient,
+    service::{ClientLifecycleMode, RoleClient},
     transport::IntoTransport,
 };
 use serde_json::Value;
@@ -174,6 +174,31 @@ where
     Ok(MrtrClient::connect(transport, answers)
         .await?
         .with_observer(Transcript))
+}
+
+/// Like [`connect`], opening a pre-2026 session with `initialize` (2025-11-25) for servers
+/// that predate MRTR: such a server asks by sending requests mid-call, and `answers` answers
+/// them the same way (there are no rounds to print).
+///
+/// ```no_run
+/// # async fn demo(transport: mrtr::rmcp::transport::TokioChildProcess) {
+/// let answers = mrtr::terminal::TerminalAnswers::unattended(Default::default());
+/// let client = mrtr::terminal::connect_legacy(transport, answers).await.unwrap();
+/// # }
+/// ```
+pub async fn connect_legacy<T, E, A>(
+    transport: T,
+    answers: TerminalAnswers,
+) -> Result<MrtrClient, ClientError>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    Ok(
+        MrtrClient::connect_with_lifecycle(transport, answers, ClientLifecycleMode::Initialize)
+            .await?
+            .with_observer(Transcript),
+    )
 }
 
 /// Runs `action` with `client`, answering every round, and prints the outcome on stdout.

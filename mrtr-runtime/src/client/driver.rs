@@ -20,6 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
 
+use super::legacy::SessionHandler;
 use super::{
     CallOutput, CallTarget, ClientError, FormElicitation, HandlerError, InputHandler, InputKind,
     InputKinds, PendingCall, RootsRequest, SamplingRequest, Step, UrlElicitation,
@@ -140,7 +141,7 @@ pub trait RoundObserver: Send + Sync + 'static {
 /// ```
 pub struct MrtrClient {
     peer: Peer<RoleClient>,
-    service: Option<RunningService<RoleClient, ClientConfig>>,
+    service: Option<RunningService<RoleClient, SessionHandler>>,
     handler: Arc<dyn InputHandler>,
     config: DriverConfig,
     observers: Vec<Arc<dyn RoundObserver>>,
@@ -206,14 +207,19 @@ impl MrtrClient {
     {
         let handler: Arc<dyn InputHandler> = Arc::new(handler);
         let mut config = client_config(handler.supported());
-        if let ClientLifecycleMode::Auto {
-            legacy_version: Some(version),
-            ..
-        } = &lifecycle
-        {
-            config.protocol_version = version.clone();
+        match &lifecycle {
+            ClientLifecycleMode::Auto {
+                legacy_version: Some(version),
+                ..
+            } => config.protocol_version = version.clone(),
+            // A session opened with `initialize` speaks the newest pre-MRTR revision: the
+            // server then asks by sending requests, which the handler answers.
+            ClientLifecycleMode::Initialize => {
+                config.protocol_version = ProtocolVersion::V_2025_11_25
+            }
+            _ => {}
         }
-        let service = config
+        let service = SessionHandler::new(config, handler.clone())
             .serve_with_lifecycle(transport, lifecycle)
             .await
             .map_err(|error| ClientError::Connect(error.to_string()))?;

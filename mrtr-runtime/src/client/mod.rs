@@ -31,6 +31,7 @@
 mod driver;
 mod error;
 mod handler;
+mod legacy;
 mod pending;
 
 pub use driver::{DriverConfig, MrtrClient, RoundObserver, client_config};
