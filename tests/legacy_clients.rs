@@ -5,8 +5,6 @@
 //! the same server keep getting `input_required`.
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577
 
-#[path = "support/bins.rs"]
-mod bins;
 #[path = "../examples/showcase/deploy_wizard.rs"]
 #[allow(dead_code)]
 mod deploy_wizard;
@@ -213,7 +211,7 @@ async fn http_client(addr: SocketAddr, person: Person) -> Client {
 }
 
 async fn stdio_client(binary: &str, args: &[&str], person: Person) -> Client {
-    let mut command = tokio::process::Command::new(bins::example(binary));
+    let mut command = tokio::process::Command::new(support::bins::example(binary));
     command.args(args);
     let transport = TokioChildProcess::new(command).expect("spawn the stdio server");
     let mode = lifecycle(&person);
