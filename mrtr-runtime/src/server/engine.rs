@@ -81,6 +81,18 @@ enum Origin {
 }
 
 impl Engine {
+    /// What the machine sees of this request in round `round`: the client's capabilities,
+    /// the principal and the application states.
+    pub(crate) fn request_cx(
+        &self,
+        capabilities: &ClientCapabilities,
+        principal: &Option<String>,
+        round: u32,
+    ) -> RequestCx {
+        RequestCx::new(capabilities.clone(), principal.clone(), round)
+            .with_states(self.states.clone())
+    }
+
     /// Serves one request for `machine`.
     pub(crate) async fn serve<M: Machine + ?Sized>(
         &self,
@@ -167,12 +179,11 @@ impl Engine {
 
         loop {
             span.record("round", completed_rounds);
-            let cx = RequestCx::new(
-                incoming.capabilities.clone(),
-                incoming.principal.clone(),
+            let cx = self.request_cx(
+                &incoming.capabilities,
+                &incoming.principal,
                 completed_rounds,
-            )
-            .with_states(self.states.clone());
+            );
             let run = Run {
                 arguments: incoming.arguments,
                 resume: resume.take(),

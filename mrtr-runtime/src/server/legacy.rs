@@ -21,9 +21,7 @@ use tracing::Instrument;
 
 use super::engine::{Engine, Incoming};
 use super::errors;
-use crate::machine::{
-    AnswerProblem, Answers, InputKind, Machine, RequestCx, Resume, Run, Step, StepError,
-};
+use crate::machine::{AnswerProblem, Answers, InputKind, Machine, Resume, Run, Step, StepError};
 
 /// How long a legacy client may take to answer one server→client request, unless
 /// [`McpServerBuilder::legacy_request_timeout`](super::McpServerBuilder::legacy_request_timeout)
@@ -99,12 +97,11 @@ impl Engine {
                 return Err(errors::legacy_cancelled());
             }
             span.record("rounds", completed_rounds);
-            let cx = RequestCx::new(
-                incoming.capabilities.clone(),
-                incoming.principal.clone(),
+            let cx = self.request_cx(
+                &incoming.capabilities,
+                &incoming.principal,
                 completed_rounds,
-            )
-            .with_states(self.states.clone());
+            );
             let run = Run {
                 arguments: incoming.arguments,
                 resume: resume.take(),
