@@ -7,75 +7,36 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mrtr::machine::input;
-use mrtr::rmcp::model::InputRequest;
-use mrtr::token::{
-    Binding, BoundMethod, KeyId, KeyRing, ManualClock, PendingInput, SealInput, SecretKey,
-    StateSealer,
-};
+use mrtr::token::internals::{Binding, BoundMethod, SealInput, StateSealer};
+use mrtr::token::{KeyId, KeyRing, ManualClock, SecretKey};
 
-/// One shape of envelope the server seals between rounds.
+/// One size of payload the server seals between rounds. The payload (the pending input
+/// requests, stored compactly, followed by the tool's state) is opaque to the sealer, so
+/// only its length matters here; `benches/rounds.rs` measures whole rounds.
 struct Case {
     name: &'static str,
-    pending: Vec<PendingInput>,
-    state: Vec<u8>,
+    payload: Vec<u8>,
 }
 
-/// A pending request as the engine stores it: its key and its JSON text.
-fn pending(key: &str, request: InputRequest) -> PendingInput {
-    PendingInput {
-        key: key.into(),
-        request: serde_json::to_string(&request).expect("input requests serialize"),
-    }
-}
-
-fn environment_question() -> PendingInput {
-    pending(
-        "environment",
-        input::choice("Where should api go?", ["staging", "production"]).into_request(),
-    )
-}
-
-/// State bytes that do not compress into anything special (postcard copies them as-is).
-fn state_of_len(len: usize) -> Vec<u8> {
+/// Bytes that do not compress into anything special.
+fn bytes_of_len(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 31 % 251) as u8).collect()
 }
 
 fn cases() -> Vec<Case> {
     vec![
+        // A text question and a small state: what one survey round seals.
         Case {
-            name: "empty_state_one_form",
-            pending: vec![environment_question()],
-            state: Vec::new(),
+            name: "40B_payload",
+            payload: bytes_of_len(40),
         },
         Case {
-            name: "1KiB_state_one_form",
-            pending: vec![environment_question()],
-            state: state_of_len(1024),
+            name: "1KiB_payload",
+            payload: bytes_of_len(1024),
         },
         Case {
-            name: "16KiB_state_one_form",
-            pending: vec![environment_question()],
-            state: state_of_len(16 * 1024),
-        },
-        Case {
-            name: "64B_state_four_pending",
-            pending: vec![
-                environment_question(),
-                pending(
-                    "confirm",
-                    input::confirm("Deploy api to PRODUCTION in 4 steps?").into_request(),
-                ),
-                pending(
-                    "summary",
-                    input::prompt("Summarize this release plan in one sentence: build api; run the api test suite; canary 5% of traffic for 10 minutes; deploy api to production")
-                        .system("You write terse release notes.")
-                        .max_tokens(100)
-                        .into_request(),
-                ),
-                pending("workspace", input::roots().into_request()),
-            ],
-            state: state_of_len(64),
+            name: "16KiB_payload",
+            payload: bytes_of_len(16 * 1024),
         },
     ]
 }
@@ -96,8 +57,7 @@ fn seal_input(case: &Case) -> SealInput {
     SealInput {
         fingerprint: 0x9e1e_a5e0_0000_0001,
         round: 1,
-        pending: case.pending.clone(),
-        state: case.state.clone(),
+        payload: case.payload.clone(),
     }
 }
 
@@ -150,7 +110,7 @@ fn rejections(c: &mut Criterion) {
     assert!(sealer.open(&tampered, &binding).is_err());
 
     // 1 MiB of garbage: the size cap must turn it away before any decoding.
-    let oversized = "mrtr1.".to_string() + &"A".repeat(1024 * 1024);
+    let oversized = "mrtr2.".to_string() + &"A".repeat(1024 * 1024);
     assert!(sealer.open(&oversized, &binding).is_err());
 
     // A token sealed for other arguments: full decode and AEAD, then the tag fails.

@@ -6,10 +6,8 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mrtr::token::{
-    Binding, BoundMethod, Envelope, FORMAT_VERSION, KeyId, KeyRing, ManualClock, PendingInput,
-    Rejection, SealInput, SecretKey, StateSealer,
-};
+use mrtr::token::internals::{Binding, BoundMethod, Envelope, SealInput, StateSealer};
+use mrtr::token::{KeyId, KeyRing, ManualClock, Rejection, SecretKey};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -107,17 +105,12 @@ fn seal_input() -> impl Strategy<Value = SealInput> {
     (
         any::<u64>(),
         any::<u32>(),
-        prop::collection::vec(("[a-z_]{1,12}", "\\PC{0,40}"), 0..4),
         prop::collection::vec(any::<u8>(), 0..512),
     )
-        .prop_map(|(fingerprint, round, pending, state)| SealInput {
+        .prop_map(|(fingerprint, round, payload)| SealInput {
             fingerprint,
             round,
-            pending: pending
-                .into_iter()
-                .map(|(key, request)| PendingInput { key, request })
-                .collect(),
-            state,
+            payload,
         })
 }
 
@@ -136,7 +129,7 @@ fn rejected_before_decoding(result: Result<Envelope, Rejection>) -> bool {
 
 fn raw_of(token: &str) -> Vec<u8> {
     URL_SAFE_NO_PAD
-        .decode(token.strip_prefix("mrtr1.").unwrap())
+        .decode(token.strip_prefix("mrtr2.").unwrap())
         .unwrap()
 }
 
@@ -149,13 +142,10 @@ proptest! {
         let token = sealer.seal(&fields.binding(), input.clone()).unwrap();
         let envelope = sealer.open(&token, &fields.binding()).unwrap();
         prop_assert_eq!(envelope, Envelope {
-            format_version: FORMAT_VERSION,
             fingerprint: input.fingerprint,
-            issued_at: NOW,
-            expires_at: NOW + 600,
+            expires_at: (NOW + 600) as u32,
             round: input.round,
-            pending: input.pending,
-            state: input.state,
+            payload: input.payload,
         });
     }
 
@@ -176,7 +166,7 @@ proptest! {
         let mut raw = raw_of(&token);
         let index = position.index(raw.len());
         raw[index] ^= 1 << bit;
-        let tampered = format!("mrtr1.{}", URL_SAFE_NO_PAD.encode(&raw));
+        let tampered = format!("mrtr2.{}", URL_SAFE_NO_PAD.encode(&raw));
         // The key id (first two bytes) picks the key; anything else fails the tag. Key 3
         // has the same secret as key 1: the key id is bound in the associated data.
         let kid = u16::from_be_bytes([raw[0], raw[1]]);
@@ -206,7 +196,7 @@ proptest! {
         // A flip may leave ASCII; if not, the lossy text is what a server would see.
         let tampered = String::from_utf8_lossy(&bytes);
         let result = sealer.open(&tampered, &fields.binding());
-        if index < "mrtr1.".len() {
+        if index < "mrtr2.".len() {
             prop_assert_eq!(result, Err(Rejection::WrongPrefix));
         } else {
             prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
@@ -226,7 +216,7 @@ proptest! {
         let token = sealer.seal(&fields.binding(), input).unwrap();
         let len = position.index(token.len()); // 0..token.len(): always strictly shorter
         let result = sealer.open(&token[..len], &fields.binding());
-        if len < "mrtr1.".len() {
+        if len < "mrtr2.".len() {
             prop_assert_eq!(result, Err(Rejection::WrongPrefix));
         } else {
             prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
@@ -310,11 +300,11 @@ proptest! {
         text in prop_oneof![
             "\\PC{0,200}",
             prop::collection::vec(any::<u8>(), 0..200)
-                .prop_map(|raw| format!("mrtr1.{}", URL_SAFE_NO_PAD.encode(raw))),
+                .prop_map(|raw| format!("mrtr2.{}", URL_SAFE_NO_PAD.encode(raw))),
             // Known key id 1, then random nonce, ciphertext and tag.
             prop::collection::vec(any::<u8>(), 0..200).prop_map(|tail| {
                 let raw = [&[0u8, 1][..], &tail].concat();
-                format!("mrtr1.{}", URL_SAFE_NO_PAD.encode(raw))
+                format!("mrtr2.{}", URL_SAFE_NO_PAD.encode(raw))
             }),
         ],
     ) {

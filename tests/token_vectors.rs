@@ -1,10 +1,11 @@
-//! Published test vectors for the `mrtr1` requestState format: `tests/vectors/token-v1.json`.
+//! Published test vectors for the `mrtr2` requestState format: `tests/vectors/token-v2.json`.
 //!
 //! The file freezes the wire format. This test regenerates nothing: it checks that the code
 //! reproduces every token byte for byte (`generate`), opens every `open` vector to the
 //! expected envelope, and rejects every `reject` vector for the expected reason. A change
-//! that makes it fail changes the wire format and needs a new prefix (`mrtr2.`), not new
-//! vectors.
+//! that makes it fail changes the wire format and needs a new prefix (`mrtr3.`), not new
+//! vectors. The previous format's vectors (`token-v1.json`) stay as a record; every token in
+//! them must be refused by its prefix.
 //!
 //! How the file was produced: once, by running
 //!
@@ -22,10 +23,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mrtr::token::{
-    Binding, BoundMethod, Envelope, KeyRing, ManualClock, PendingInput, SealInput, StateSealer,
-    canonical_json,
+use mrtr::token::internals::{
+    Binding, BoundMethod, Envelope, FORMAT_VERSION, SealInput, StateSealer, canonical_json,
 };
+use mrtr::token::{KeyRing, ManualClock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -61,30 +62,21 @@ impl BindingSpec {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-struct PendingSpec {
-    key: String,
-    request: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 struct InputSpec {
     fingerprint: u64,
     round: u32,
-    pending: Vec<PendingSpec>,
-    /// hex
-    state: String,
+    /// hex; opaque to the token layer (the server's pending requests and the tool's state)
+    payload: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 struct EnvelopeSpec {
     format_version: u8,
     fingerprint: u64,
-    issued_at: u64,
     expires_at: u64,
     round: u32,
-    pending: Vec<PendingSpec>,
     /// hex
-    state: String,
+    payload: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -104,7 +96,7 @@ struct GenerateVector {
     arguments_digest: String,
     /// hex
     associated_data: String,
-    /// hex, postcard-encoded envelope
+    /// hex, the envelope (see the module docs of `mrtr_runtime::token`)
     plaintext: String,
     token: String,
 }
@@ -136,7 +128,7 @@ struct RejectVector {
 const MAX_CLOCK_SKEW: u64 = 60;
 
 fn vector_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/token-v1.json")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/token-v2.json")
 }
 
 fn to_hex(bytes: &[u8]) -> String {
@@ -160,32 +152,13 @@ fn sealer(keys: &str, now: u64, ttl: u64, max_token_bytes: Option<usize>) -> Sta
         .with_max_token_bytes(max_token_bytes.unwrap_or(64 * 1024))
 }
 
-fn pending_of(specs: &[PendingSpec]) -> Vec<PendingInput> {
-    specs
-        .iter()
-        .map(|p| PendingInput {
-            key: p.key.clone(),
-            request: p.request.clone(),
-        })
-        .collect()
-}
-
 fn envelope_spec(envelope: &Envelope) -> EnvelopeSpec {
     EnvelopeSpec {
-        format_version: envelope.format_version,
+        format_version: FORMAT_VERSION,
         fingerprint: envelope.fingerprint,
-        issued_at: envelope.issued_at,
-        expires_at: envelope.expires_at,
+        expires_at: u64::from(envelope.expires_at),
         round: envelope.round,
-        pending: envelope
-            .pending
-            .iter()
-            .map(|p| PendingSpec {
-                key: p.key.clone(),
-                request: p.request.clone(),
-            })
-            .collect(),
-        state: to_hex(&envelope.state),
+        payload: to_hex(&envelope.payload),
     }
 }
 
@@ -193,8 +166,7 @@ fn seal_input(spec: &InputSpec) -> SealInput {
     SealInput {
         fingerprint: spec.fingerprint,
         round: spec.round,
-        pending: pending_of(&spec.pending),
-        state: from_hex(&spec.state),
+        payload: from_hex(&spec.payload),
     }
 }
 
@@ -213,15 +185,12 @@ fn complete(mut vector: GenerateVector) -> GenerateVector {
     vector.arguments_digest = to_hex(binding.arguments_digest());
     vector.associated_data = to_hex(&binding.associated_data(kid));
     let envelope = Envelope {
-        format_version: mrtr::token::FORMAT_VERSION,
         fingerprint: vector.input.fingerprint,
-        issued_at: vector.now,
-        expires_at: vector.now + vector.ttl,
+        expires_at: u32::try_from(vector.now + vector.ttl).unwrap(),
         round: vector.input.round,
-        pending: pending_of(&vector.input.pending),
-        state: from_hex(&vector.input.state),
+        payload: from_hex(&vector.input.payload),
     };
-    vector.plaintext = to_hex(&envelope.to_postcard().unwrap());
+    vector.plaintext = to_hex(&envelope.encode());
     vector.token = sealer
         .seal_with_nonce(&binding, seal_input(&vector.input), nonce_of(&vector.nonce))
         .unwrap();
@@ -283,7 +252,7 @@ fn generate_vectors_match_the_documented_layout() {
         let digest = Sha256::digest(vector.canonical_arguments.as_bytes());
         assert_eq!(to_hex(&digest), vector.arguments_digest, "{}", vector.name);
         let mut aad = Vec::new();
-        lp(&mut aad, b"mrtr1.");
+        lp(&mut aad, b"mrtr2.");
         aad.extend_from_slice(&kid.to_be_bytes());
         lp(&mut aad, vector.binding.audience.as_bytes());
         lp(&mut aad, vector.binding.method.as_bytes());
@@ -298,7 +267,7 @@ fn generate_vectors_match_the_documented_layout() {
         }
         assert_eq!(to_hex(&aad), vector.associated_data, "{}", vector.name);
 
-        let raw = decode_body(vector.token.strip_prefix("mrtr1.").unwrap());
+        let raw = decode_body(vector.token.strip_prefix("mrtr2.").unwrap());
         assert_eq!(raw[..2], kid.to_be_bytes(), "{}", vector.name);
         assert_eq!(to_hex(&raw[2..26]), vector.nonce, "{}", vector.name);
         let cipher = XChaCha20Poly1305::new(key.as_bytes().into());
@@ -313,6 +282,22 @@ fn generate_vectors_match_the_documented_layout() {
             )
             .unwrap_or_else(|_| panic!("{}: does not decrypt", vector.name));
         assert_eq!(to_hex(&plaintext), vector.plaintext, "{}", vector.name);
+
+        let mut documented = vec![2u8];
+        documented.extend_from_slice(&vector.input.fingerprint.to_le_bytes());
+        documented.extend_from_slice(
+            &u32::try_from(vector.now + vector.ttl)
+                .unwrap()
+                .to_le_bytes(),
+        );
+        let mut round = vector.input.round;
+        while round >= 0x80 {
+            documented.push((round as u8) | 0x80);
+            round >>= 7;
+        }
+        documented.push(round as u8);
+        documented.extend_from_slice(&from_hex(&vector.input.payload));
+        assert_eq!(plaintext, documented, "{}", vector.name);
     }
 }
 
@@ -355,7 +340,7 @@ fn the_file_covers_every_rejection_reason_and_method() {
         "unauthentic",
         "undecodable_envelope",
         "unsupported_version",
-        "issued_in_future",
+        "expires_too_late",
         "expired",
     ] {
         assert!(reasons.contains(reason), "no vector for {reason}");
@@ -379,7 +364,7 @@ fn load() -> VectorFile {
             std::fs::write(vector_path(), text).unwrap();
         }
     });
-    let text = std::fs::read_to_string(vector_path()).expect("tests/vectors/token-v1.json");
+    let text = std::fs::read_to_string(vector_path()).expect("tests/vectors/token-v2.json");
     serde_json::from_str(&text).expect("vector file parses")
 }
 
@@ -445,20 +430,16 @@ fn generate_vector(
     })
 }
 
-fn form_elicitation_request() -> String {
-    json!({
-        "method": "elicitation/create",
-        "params": {
-            "mode": "form",
-            "message": "Book 3 nights in Oslo?",
-            "requestedSchema": {
-                "type": "object",
-                "properties": {"confirm": {"type": "boolean"}},
-                "required": ["confirm"]
-            }
-        }
-    })
-    .to_string()
+/// What a server puts in the payload for one pending confirm question and a small state:
+/// the token layer treats it as opaque bytes.
+fn form_round_payload() -> Vec<u8> {
+    let mut payload = vec![1, 7];
+    payload.extend_from_slice(b"confirm");
+    payload.extend_from_slice(&[2, 22]);
+    payload.extend_from_slice(b"Book 3 nights in Oslo?");
+    // The tool's state; its length makes the raw token 97 bytes, so padded base64 differs.
+    payload.extend_from_slice(b"\x01\x04Oslo\x03\x02");
+    payload
 }
 
 fn blessed_vectors() -> VectorFile {
@@ -480,8 +461,7 @@ fn blessed_vectors() -> VectorFile {
             InputSpec {
                 fingerprint: 0,
                 round: 0,
-                pending: vec![],
-                state: String::new(),
+                payload: String::new(),
             },
         ),
         generate_vector(
@@ -494,11 +474,7 @@ fn blessed_vectors() -> VectorFile {
             InputSpec {
                 fingerprint: 0x9e37_79b9_7f4a_7c15,
                 round: 1,
-                pending: vec![PendingSpec {
-                    key: "confirm".into(),
-                    request: form_elicitation_request(),
-                }],
-                state: to_hex(b"\x01\x04Oslo\x03"),
+                payload: to_hex(&form_round_payload()),
             },
         ),
         generate_vector(
@@ -517,21 +493,7 @@ fn blessed_vectors() -> VectorFile {
             InputSpec {
                 fingerprint: u64::MAX,
                 round: 2,
-                pending: vec![
-                    PendingSpec {
-                        key: "roots".into(),
-                        request: json!({"method": "roots/list"}).to_string(),
-                    },
-                    PendingSpec {
-                        key: "tone".into(),
-                        request: json!({
-                            "method": "sampling/createMessage",
-                            "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Pick a tone"}}], "maxTokens": 20}
-                        })
-                        .to_string(),
-                    },
-                ],
-                state: to_hex(&[0xff; 17]),
+                payload: to_hex(&[0xff; 17]),
             },
         ),
         generate_vector(
@@ -549,9 +511,8 @@ fn blessed_vectors() -> VectorFile {
             ),
             InputSpec {
                 fingerprint: 1,
-                round: 7,
-                pending: vec![],
-                state: to_hex(&(0..=255).collect::<Vec<u8>>()),
+                round: 300,
+                payload: to_hex(&(0..=255).collect::<Vec<u8>>()),
             },
         ),
     ];
@@ -559,13 +520,11 @@ fn blessed_vectors() -> VectorFile {
     let mut open = Vec::new();
     for vector in &generate {
         let envelope = EnvelopeSpec {
-            format_version: 1,
+            format_version: 2,
             fingerprint: vector.input.fingerprint,
-            issued_at: vector.now,
             expires_at: vector.now + vector.ttl,
             round: vector.input.round,
-            pending: vector.input.pending.clone(),
-            state: vector.input.state.clone(),
+            payload: vector.input.payload.clone(),
         };
         open.push(OpenVector {
             name: format!("{}_opens", vector.name),
@@ -600,7 +559,7 @@ fn blessed_vectors() -> VectorFile {
 
     let tokens = &generate;
     let trip_token = &tokens[1].token;
-    let body = trip_token.strip_prefix("mrtr1.").unwrap();
+    let body = trip_token.strip_prefix("mrtr2.").unwrap();
     let reject_base = RejectVector {
         name: String::new(),
         keys: key1(),
@@ -621,7 +580,7 @@ fn blessed_vectors() -> VectorFile {
     let flip = |index: usize| {
         let mut raw = raw.clone();
         raw[index] ^= 0x01;
-        format!("mrtr1.{}", encode_body(&raw))
+        format!("mrtr2.{}", encode_body(&raw))
     };
     let last = raw.len() - 1;
     let sealer_for_trip = sealer(&key1(), T0, 600, None);
@@ -632,10 +591,10 @@ fn blessed_vectors() -> VectorFile {
             .unwrap()
     };
     let valid_plaintext = from_hex(&tokens[1].plaintext);
-    let mut version_two = valid_plaintext.clone();
-    version_two[0] = 2;
-    let mut trailing = valid_plaintext.clone();
-    trailing.push(0);
+    let mut version_one = valid_plaintext.clone();
+    version_one[0] = 1;
+    let mut overlong_round = valid_plaintext[..13].to_vec();
+    overlong_round.extend_from_slice(&[0xff; 6]);
 
     let rejects = vec![
         reject("oversize_valid_token", "too_large", &|v| {
@@ -647,30 +606,30 @@ fn blessed_vectors() -> VectorFile {
         }),
         reject("empty", "wrong_prefix", &|v| v.token = String::new()),
         reject("other_prefix", "wrong_prefix", &|v| {
-            v.token = format!("mrtr2.{body}")
+            v.token = format!("mrtr1.{body}")
         }),
         reject("uppercase_prefix", "wrong_prefix", &|v| {
-            v.token = format!("MRTR1.{body}")
+            v.token = format!("MRTR2.{body}")
         }),
-        reject("prefix_only", "malformed", &|v| v.token = "mrtr1.".into()),
+        reject("prefix_only", "malformed", &|v| v.token = "mrtr2.".into()),
         reject("padded_base64", "malformed", &|v| {
-            v.token = format!("mrtr1.{}", base64_with_padding(&raw))
+            v.token = format!("mrtr2.{}", base64_with_padding(&raw))
         }),
         reject("standard_alphabet", "malformed", &|v| {
-            v.token = format!("mrtr1.{}+/", &body[..body.len() - 2])
+            v.token = format!("mrtr2.{}+/", &body[..body.len() - 2])
         }),
         reject("embedded_whitespace", "malformed", &|v| {
-            v.token = format!("mrtr1.{} {}", &body[..10], &body[10..])
+            v.token = format!("mrtr2.{} {}", &body[..10], &body[10..])
         }),
         reject("truncated_inside_header", "malformed", &|v| {
-            v.token = format!("mrtr1.{}", encode_body(&raw[..41]))
+            v.token = format!("mrtr2.{}", encode_body(&raw[..41]))
         }),
         reject("truncated_by_three_bytes", "unauthentic", &|v| {
-            v.token = format!("mrtr1.{}", encode_body(&raw[..raw.len() - 3]))
+            v.token = format!("mrtr2.{}", encode_body(&raw[..raw.len() - 3]))
         }),
         reject("suffix_appended", "unauthentic", &|v| {
             v.token = format!(
-                "mrtr1.{}",
+                "mrtr2.{}",
                 encode_body(&[raw.as_slice(), b"-TAMPERED"].concat())
             )
         }),
@@ -681,7 +640,7 @@ fn blessed_vectors() -> VectorFile {
             v.keys = format!("1:{},3:{}", key(0x00), key(0x00));
             let mut raw = raw.clone();
             raw[1] = 3;
-            v.token = format!("mrtr1.{}", encode_body(&raw));
+            v.token = format!("mrtr2.{}", encode_body(&raw));
         }),
         reject("flipped_tag_byte", "unauthentic", &|v| v.token = flip(last)),
         reject("flipped_ciphertext_byte", "unauthentic", &|v| {
@@ -712,20 +671,18 @@ fn blessed_vectors() -> VectorFile {
         reject("other_method", "unauthentic", &|v| {
             v.binding.method = "prompts/get".into()
         }),
-        reject("undecodable_envelope", "undecodable_envelope", &|v| {
-            v.token = sealed_plaintext(&[0x01, 0xff, 0xff])
+        reject("header_cut_short", "undecodable_envelope", &|v| {
+            v.token = sealed_plaintext(&[0x02, 0xff, 0xff])
         }),
-        reject(
-            "envelope_with_trailing_byte",
-            "undecodable_envelope",
-            &|v| v.token = sealed_plaintext(&trailing),
-        ),
-        reject("unsupported_version", "unsupported_version", &|v| {
-            v.token = sealed_plaintext(&version_two)
+        reject("overlong_round_varint", "undecodable_envelope", &|v| {
+            v.token = sealed_plaintext(&overlong_round)
+        }),
+        reject("previous_envelope_version", "unsupported_version", &|v| {
+            v.token = sealed_plaintext(&version_one)
         }),
         reject("expired", "expired", &|v| v.now = T0 + 600),
         reject("long_expired", "expired", &|v| v.now = T0 + 86_400),
-        reject("issued_in_future", "issued_in_future", &|v| {
+        reject("expires_too_late", "expires_too_late", &|v| {
             v.now = T0 - MAX_CLOCK_SKEW - 1
         }),
     ];
@@ -740,14 +697,14 @@ fn blessed_vectors() -> VectorFile {
     }
 
     VectorFile {
-        format: "mrtr1".into(),
+        format: "mrtr2".into(),
         comment: vec![
-            "Test vectors for the mrtr1 requestState token. Produced once with `MRTR_BLESS=1 cargo test --test token_vectors` (generator in tests/token_vectors.rs); never regenerate for an existing prefix.".into(),
-            "token = \"mrtr1.\" || base64url_nopad(kid u16 BE || nonce[24] || XChaCha20-Poly1305(key, nonce, plaintext, associated_data)).".into(),
-            "associated_data = lp(\"mrtr1.\") || kid || lp(audience) || lp(method) || lp(target) || sha256(canonical_json(arguments or {})) || (0x00 | 0x01 || lp(principal)); lp = u64 BE length || bytes.".into(),
-            "plaintext = postcard(Envelope { format_version: u8, fingerprint: u64, issued_at: u64, expires_at: u64, round: u32, pending: [(key: str, request: str)], state: bytes }).".into(),
+            "Test vectors for the mrtr2 requestState token. Produced once with `MRTR_BLESS=1 cargo test --test token_vectors` (generator in tests/token_vectors.rs); never regenerate for an existing prefix.".into(),
+            "token = \"mrtr2.\" || base64url_nopad(kid u16 BE || nonce[24] || XChaCha20-Poly1305(key, nonce, plaintext, associated_data)).".into(),
+            "associated_data = lp(\"mrtr2.\") || kid || lp(audience) || lp(method) || lp(target) || sha256(canonical_json(arguments or {})) || (0x00 | 0x01 || lp(principal)); lp = u64 BE length || bytes.".into(),
+            "plaintext = format_version (u8, 2) || fingerprint (u64 LE) || expires_at (u32 LE) || round (postcard varint u32) || payload (all remaining bytes, opaque to the token layer).".into(),
             "keys use the MRTR_KEYS format (first entry seals); byte strings are lowercase hex; times are Unix seconds; max clock skew 60 s; ttl 600 s for open/reject; max_token_bytes 65536 unless given.".into(),
-            "reject reasons: too_large, wrong_prefix, malformed, unknown_key, unauthentic, undecodable_envelope, unsupported_version, issued_in_future, expired (checked in this order).".into(),
+            "reject reasons: too_large, wrong_prefix, malformed, unknown_key, unauthentic, unsupported_version, undecodable_envelope, expires_too_late, expired (checked in this order).".into(),
         ],
         generate,
         open,
@@ -770,4 +727,27 @@ fn encode_body(raw: &[u8]) -> String {
 fn base64_with_padding(raw: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE.encode(raw)
+}
+
+/// The previous wire format (`mrtr1`, envelope version 1) is not read any more: every
+/// token recorded in its vector file is refused by its prefix, before any decoding.
+#[test]
+fn tokens_of_the_previous_format_are_refused_by_their_prefix() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/token-v1.json");
+    let old: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut refused = 0;
+    for section in ["generate", "open"] {
+        for vector in old[section].as_array().unwrap() {
+            let keys = vector["keys"].as_str().unwrap();
+            let now = vector["now"].as_u64().unwrap();
+            let binding: BindingSpec = serde_json::from_value(vector["binding"].clone()).unwrap();
+            let token = vector["token"].as_str().unwrap();
+            let rejection = sealer(keys, now, 600, None)
+                .open(token, &binding.binding())
+                .expect_err("an mrtr1 token must not open");
+            assert_eq!(rejection.reason(), "wrong_prefix", "{}", vector["name"]);
+            refused += 1;
+        }
+    }
+    assert!(refused >= 9, "only {refused} old tokens checked");
 }

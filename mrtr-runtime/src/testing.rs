@@ -106,7 +106,7 @@ pub struct Transcript<O> {
 /// // Every round seals a real `requestState`.
 /// let first = block_on(Harness::new().request(&deploy(1), serde_json::json!({}), None, None));
 /// let Ok(Reply::InputRequired(round)) = first else { panic!("expected a question") };
-/// assert!(round.request_state.unwrap().starts_with("mrtr1."));
+/// assert!(round.request_state.unwrap().starts_with("mrtr2."));
 /// ```
 pub struct Harness {
     engine: Engine,

@@ -16,6 +16,7 @@ use rmcp::model::{
 };
 use serde_json::json;
 
+use super::recipe::Recipe;
 use super::{Elicited, InputKind, Roots, Sampled};
 use crate::form::Form;
 
@@ -29,6 +30,8 @@ use crate::form::Form;
 #[derive(Debug, Clone)]
 pub struct Input<O> {
     request: InputRequest,
+    /// How the request is stored in `requestState` (see `recipe.rs`).
+    recipe: Recipe,
     outcome: PhantomData<fn() -> O>,
 }
 
@@ -43,10 +46,24 @@ impl<O> Input<O> {
     /// assert_eq!(raw.kind(), mrtr_runtime::machine::InputKind::Roots);
     /// ```
     pub fn from_request(request: InputRequest) -> Self {
+        Self::with_recipe(request, Recipe::Unknown)
+    }
+
+    fn with_recipe(request: InputRequest, recipe: Recipe) -> Self {
         Input {
             request,
+            recipe,
             outcome: PhantomData,
         }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn recipe(&self) -> &Recipe {
+        &self.recipe
+    }
+
+    pub(crate) fn into_stored_parts(self) -> (InputRequest, Recipe) {
+        (self.request, self.recipe)
     }
 
     /// The protocol request sent to the client.
@@ -139,9 +156,11 @@ where
     I: IntoIterator<Item = S>,
     S: Into<String>,
 {
+    let message = message.into();
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
-    let schema = single_field_schema("choice", json!({"type": "string", "enum": options}));
-    Input::from_request(elicit_form(message, schema))
+    let schema = single_field_schema("choice", json!({"type": "string", "enum": &options}));
+    let request = elicit_form(message.clone(), schema);
+    Input::with_recipe(request, Recipe::Choice(message, options))
 }
 
 /// Any number of choices among `options`; the answer is the chosen options.
@@ -160,12 +179,14 @@ where
     I: IntoIterator<Item = S>,
     S: Into<String>,
 {
+    let message = message.into();
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
     let schema = single_field_schema(
         "choices",
-        json!({"type": "array", "items": {"type": "string", "enum": options}}),
+        json!({"type": "array", "items": {"type": "string", "enum": &options}}),
     );
-    Input::from_request(elicit_form(message, schema))
+    let request = elicit_form(message.clone(), schema);
+    Input::with_recipe(request, Recipe::MultiChoice(message, options))
 }
 
 /// A single line of text.
@@ -178,8 +199,10 @@ where
 /// assert_eq!(params["requestedSchema"]["required"], serde_json::json!(["text"]));
 /// ```
 pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
+    let message = message.into();
     let schema = single_field_schema("text", json!({"type": "string"}));
-    Input::from_request(elicit_form(message, schema))
+    let request = elicit_form(message.clone(), schema);
+    Input::with_recipe(request, Recipe::Text(message))
 }
 
 /// A yes/no question; the answer is the boolean.
@@ -192,8 +215,10 @@ pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
 /// assert_eq!(params["requestedSchema"]["required"], serde_json::json!(["confirm"]));
 /// ```
 pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
+    let message = message.into();
     let schema = single_field_schema("confirm", json!({"type": "boolean"}));
-    Input::from_request(elicit_form(message, schema))
+    let request = elicit_form(message.clone(), schema);
+    Input::with_recipe(request, Recipe::Confirm(message))
 }
 
 /// A URL-mode elicitation: the user is sent to `url` out of band. `Accept` means only that
@@ -209,14 +234,16 @@ pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
 /// assert_eq!(params["url"], "https://example.com/login");
 /// ```
 pub fn url(message: impl Into<String>, url: impl Into<String>) -> Input<Elicited<()>> {
-    Input::from_request(InputRequest::Elicitation(ElicitRequest::new(
+    let (message, url) = (message.into(), url.into());
+    let request = InputRequest::Elicitation(ElicitRequest::new(
         ElicitRequestParams::UrlElicitationParams {
             meta: None,
-            message: message.into(),
-            url: url.into(),
+            message: message.clone(),
+            url: url.clone(),
             elicitation_id: String::new(),
         },
-    )))
+    ));
+    Input::with_recipe(request, Recipe::Url(message, url))
 }
 
 /// A sampling request with one user message; refine it with the methods on
@@ -231,8 +258,15 @@ pub fn url(message: impl Into<String>, url: impl Into<String>) -> Input<Elicited
 /// assert_eq!(params["maxTokens"], 512);
 /// ```
 pub fn prompt(text: impl Into<String>) -> Input<Sampled> {
-    let message = SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(text.into()));
-    sampling(CreateMessageRequestParams::new(vec![message], 512))
+    let text = text.into();
+    let message = SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(text.clone()));
+    let mut prompt = sampling(CreateMessageRequestParams::new(vec![message], 512));
+    prompt.recipe = Recipe::Prompt {
+        text,
+        system: None,
+        max_tokens: 512,
+    };
+    prompt
 }
 
 /// A sampling request from fully specified parameters.
@@ -259,14 +293,20 @@ pub fn sampling(params: CreateMessageRequestParams) -> Input<Sampled> {
 /// assert_eq!(q.kind(), mrtr_runtime::machine::InputKind::Roots);
 /// ```
 pub fn roots() -> Input<Roots> {
-    Input::from_request(InputRequest::ListRoots(ListRootsRequest::default()))
+    Input::with_recipe(
+        InputRequest::ListRoots(ListRootsRequest::default()),
+        Recipe::Roots,
+    )
 }
 
 impl Input<Sampled> {
-    fn params_mut(&mut self) -> &mut CreateMessageRequestParams {
+    /// The sampling parameters; `None` only for an `Input<Sampled>` built by
+    /// [`Input::from_request`] around another kind of request, which the modifiers leave
+    /// alone (the runtime rejects the mismatch when the answer comes back).
+    fn params_mut(&mut self) -> Option<&mut CreateMessageRequestParams> {
         match &mut self.request {
-            InputRequest::CreateMessage(request) => &mut request.params,
-            _ => unreachable!("Input<Sampled> always wraps a sampling request"),
+            InputRequest::CreateMessage(request) => Some(&mut request.params),
+            _ => None,
         }
     }
 
@@ -278,7 +318,13 @@ impl Input<Sampled> {
     /// assert_eq!(params["systemPrompt"], "Be brief.");
     /// ```
     pub fn system(mut self, system_prompt: impl Into<String>) -> Self {
-        self.params_mut().system_prompt = Some(system_prompt.into());
+        let system_prompt = system_prompt.into();
+        if let Recipe::Prompt { system, .. } = &mut self.recipe {
+            *system = Some(system_prompt.clone());
+        }
+        if let Some(params) = self.params_mut() {
+            params.system_prompt = Some(system_prompt);
+        }
         self
     }
 
@@ -289,7 +335,15 @@ impl Input<Sampled> {
     /// assert_eq!(serde_json::to_value(q.request()).unwrap()["params"]["maxTokens"], 50);
     /// ```
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
-        self.params_mut().max_tokens = max_tokens;
+        if let Recipe::Prompt {
+            max_tokens: stored, ..
+        } = &mut self.recipe
+        {
+            *stored = max_tokens;
+        }
+        if let Some(params) = self.params_mut() {
+            params.max_tokens = max_tokens;
+        }
         self
     }
 
@@ -301,14 +355,15 @@ impl Input<Sampled> {
     /// assert_eq!(preferences["hints"], serde_json::json!([{"name": "claude"}, {"name": "gpt"}]));
     /// ```
     pub fn model_hint(mut self, name: impl Into<String>) -> Self {
-        let preferences = self
-            .params_mut()
-            .model_preferences
-            .get_or_insert_with(ModelPreferences::default);
-        preferences
-            .hints
-            .get_or_insert_with(Vec::new)
-            .push(ModelHint::new(name));
+        self.recipe = Recipe::Unknown;
+        if let Some(params) = self.params_mut() {
+            params
+                .model_preferences
+                .get_or_insert_with(ModelPreferences::default)
+                .hints
+                .get_or_insert_with(Vec::new)
+                .push(ModelHint::new(name));
+        }
         self
     }
 
@@ -319,7 +374,10 @@ impl Input<Sampled> {
     /// assert_eq!(q.kind(), mrtr_runtime::machine::InputKind::SamplingWithTools);
     /// ```
     pub fn tools(mut self, tools: Vec<Tool>) -> Self {
-        self.params_mut().tools = Some(tools);
+        self.recipe = Recipe::Unknown;
+        if let Some(params) = self.params_mut() {
+            params.tools = Some(tools);
+        }
         self
     }
 }

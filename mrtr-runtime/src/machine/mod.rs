@@ -22,6 +22,7 @@ pub mod input;
 mod iter;
 mod kind;
 mod outcome;
+mod recipe;
 mod reply;
 mod schema_check;
 mod state_codec;
@@ -42,6 +43,7 @@ pub use input::Input;
 pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use kind::InputKind;
 pub use outcome::{Elicited, NotAccepted, Outcome, Roots, Sampled, WorkspaceRoot};
+pub(crate) use recipe::Recipe;
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
 pub use state_codec::{DecodeError, decode_state};
 
@@ -523,6 +525,8 @@ impl Resume {
 #[derive(Debug, Clone)]
 pub struct Suspend {
     requests: Vec<(String, InputRequest)>,
+    /// How each request is stored in `requestState`, in the order of `requests`.
+    recipes: Vec<recipe::Recipe>,
     state: Vec<u8>,
 }
 
@@ -587,6 +591,7 @@ impl Suspend {
         })?;
         Ok(Suspend {
             requests: Vec::new(),
+            recipes: Vec::new(),
             state: bytes,
         })
     }
@@ -605,7 +610,9 @@ impl Suspend {
                 "input key `{key}` is asked twice in one round"
             )));
         }
-        self.requests.push((key, input.into_request()));
+        let (request, recipe) = input.into_stored_parts();
+        self.recipes.push(recipe);
+        self.requests.push((key, request));
         Ok(self)
     }
 
@@ -638,6 +645,11 @@ impl Suspend {
     /// ```
     pub fn into_parts(self) -> (Vec<(String, InputRequest)>, Vec<u8>) {
         (self.requests, self.state)
+    }
+
+    /// The requests with the recipes they are stored by, and the encoded state.
+    pub(crate) fn into_stored_parts(self) -> (Vec<(String, InputRequest)>, Vec<Recipe>, Vec<u8>) {
+        (self.requests, self.recipes, self.state)
     }
 }
 

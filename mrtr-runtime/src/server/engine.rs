@@ -12,10 +12,10 @@ use rmcp::model::{
 use tracing::Instrument;
 
 use crate::machine::{
-    AnswerProblem, Answers, AppStates, InputKind, Machine, RequestCx, Resume, Run, Step, StepError,
-    Suspend,
+    AnswerProblem, Answers, AppStates, InputKind, Machine, Recipe, RequestCx, Resume, Run, Step,
+    StepError, Suspend,
 };
-use crate::token::{Binding, PendingInput, SealInput, StateSealer};
+use crate::token::{Binding, SealInput, StateSealer};
 
 use super::errors;
 
@@ -65,7 +65,11 @@ pub(crate) struct Engine {
 
 /// A suspension held in memory: the requests and the encoded state.
 struct Pending {
-    requests: Vec<(String, InputRequest)>,
+    /// The requests as sent; `None` when restored from a token, whose requests went to
+    /// the machine's answers (they are rebuilt from the recipes if asked again).
+    requests: Option<Vec<(String, InputRequest)>>,
+    /// How each request is stored in the token, keyed.
+    recipes: Vec<(String, Recipe)>,
     state: Vec<u8>,
     /// The round the client is asked to answer (1 for the first suspension).
     round: u32,
@@ -160,19 +164,21 @@ impl Engine {
                     }
                 }
             } else {
-                let pending = restore_pending(&envelope.pending).map_err(|reason| {
-                    span.record("rejection", "undecodable_pending_request");
-                    tracing::warn!(%reason, "requestState rejected");
-                    errors::rejected_state()
-                })?;
+                let (requests, recipes, state) =
+                    decode_payload(&envelope.payload).map_err(|reason| {
+                        span.record("rejection", "undecodable_pending_request");
+                        tracing::warn!(%reason, "requestState rejected");
+                        errors::rejected_state()
+                    })?;
                 completed_rounds = envelope.round;
-                let answers = Answers::new(pending.clone(), std::mem::take(&mut responses));
-                resume = Some(Resume::new(envelope.state.clone(), answers));
+                let answers = Answers::new(requests, std::mem::take(&mut responses));
+                resume = Some(Resume::new(state.clone(), answers));
                 origin = Origin::Token(Pending {
-                    requests: pending,
-                    state: envelope.state,
+                    requests: None,
+                    recipes,
+                    state,
                     round: envelope.round,
-                    not_after: envelope.expires_at,
+                    not_after: u64::from(envelope.expires_at),
                 });
             }
         }
@@ -195,18 +201,20 @@ impl Engine {
                     return Ok(Answer::Complete(output));
                 }
                 Ok(Step::Suspend(suspend)) => {
-                    let pending = into_pending(suspend, completed_rounds + 1);
+                    let pending = into_pending(suspend, completed_rounds + 1).map_err(|e| {
+                        errors::internal(&format!("an input request does not serialize: {e}"))
+                    })?;
                     // A first call may carry answers to the questions it is about to be
                     // asked (stateless clients do this); use them once, right away.
                     if matches!(origin, Origin::Fresh)
-                        && !pending.requests.is_empty()
+                        && !pending.recipes.is_empty()
                         && pending
-                            .requests
+                            .recipes
                             .iter()
                             .all(|(key, _)| responses.get(key).is_some_and(|v| !v.is_null()))
                     {
-                        let answers =
-                            Answers::new(pending.requests.clone(), std::mem::take(&mut responses));
+                        let asked = pending.requests.clone().unwrap_or_default();
+                        let answers = Answers::new(asked, std::mem::take(&mut responses));
                         resume = Some(Resume::new(pending.state.clone(), answers));
                         completed_rounds = pending.round;
                         origin = Origin::EagerAnswers(pending);
@@ -276,8 +284,11 @@ impl Engine {
         pending: Pending,
     ) -> Result<Answer<O>, ErrorData> {
         let span = tracing::Span::current();
-        let mut undeclared: Vec<InputKind> = pending
-            .requests
+        let requests = match pending.requests {
+            Some(requests) => requests,
+            None => rebuild_requests(&pending.recipes).map_err(|e| errors::internal(&e))?,
+        };
+        let mut undeclared: Vec<InputKind> = requests
             .iter()
             .map(|(_, request)| InputKind::of(request))
             .filter(|kind| !kind.is_declared_by(capabilities))
@@ -288,16 +299,9 @@ impl Engine {
             span.record("outcome", "missing capability");
             return Err(errors::missing_capabilities(&undeclared));
         }
-        let mut pending_inputs = Vec::with_capacity(pending.requests.len());
-        for (key, request) in &pending.requests {
-            let request = serde_json::to_string(request).map_err(|e| {
-                errors::internal(&format!("input request `{key}` does not serialize: {e}"))
-            })?;
-            pending_inputs.push(PendingInput {
-                key: key.clone(),
-                request,
-            });
-        }
+        let payload = encode_payload(&pending.recipes, &pending.state).map_err(|e| {
+            errors::internal(&format!("the pending input requests do not encode: {e}"))
+        })?;
         let token = self
             .sealer
             .seal_expiring_by(
@@ -305,8 +309,7 @@ impl Engine {
                 SealInput {
                     fingerprint,
                     round: pending.round,
-                    pending: pending_inputs,
-                    state: pending.state,
+                    payload,
                 },
                 pending.not_after,
             )
@@ -321,7 +324,7 @@ impl Engine {
             })?;
         span.record("state_bytes_out", token.len());
         span.record("outcome", "input_required");
-        let requests: BTreeMap<String, InputRequest> = pending.requests.into_iter().collect();
+        let requests: BTreeMap<String, InputRequest> = requests.into_iter().collect();
         let input_requests = (!requests.is_empty()).then_some(requests);
         Ok(Answer::InputRequired(InputRequiredResult::new(
             input_requests,
@@ -330,23 +333,48 @@ impl Engine {
     }
 }
 
-fn into_pending(suspend: Suspend, round: u32) -> Pending {
-    let (requests, state) = suspend.into_parts();
-    Pending {
-        requests,
+fn into_pending(suspend: Suspend, round: u32) -> Result<Pending, serde_json::Error> {
+    let (requests, recipes, state) = suspend.into_stored_parts();
+    let recipes = recipes
+        .iter()
+        .zip(&requests)
+        .map(|(recipe, (key, request))| Ok((key.clone(), recipe.stored(request)?)))
+        .collect::<Result<_, _>>()?;
+    Ok(Pending {
+        requests: Some(requests),
+        recipes,
         state,
         round,
         not_after: u64::MAX,
-    }
+    })
 }
 
-fn restore_pending(pending: &[PendingInput]) -> Result<Vec<(String, InputRequest)>, String> {
-    pending
+/// The sealed payload: `postcard([(key, recipe)])` followed by the machine's state bytes
+/// (postcard is self-delimiting, so the state needs no length prefix).
+fn encode_payload(recipes: &[(String, Recipe)], state: &[u8]) -> Result<Vec<u8>, postcard::Error> {
+    let mut payload = postcard::to_allocvec(recipes)?;
+    payload.extend_from_slice(state);
+    Ok(payload)
+}
+
+/// The pending requests (rebuilt from their recipes), the keyed recipes, and the state.
+type Decoded = (Vec<(String, InputRequest)>, Vec<(String, Recipe)>, Vec<u8>);
+
+fn decode_payload(payload: &[u8]) -> Result<Decoded, String> {
+    let (recipes, state) = postcard::take_from_bytes::<Vec<(String, Recipe)>>(payload)
+        .map_err(|e| format!("sealed input requests do not decode: {e}"))?;
+    let requests = rebuild_requests(&recipes)?;
+    Ok((requests, recipes, state.to_vec()))
+}
+
+fn rebuild_requests(recipes: &[(String, Recipe)]) -> Result<Vec<(String, InputRequest)>, String> {
+    recipes
         .iter()
-        .map(|input| {
-            serde_json::from_str::<InputRequest>(&input.request)
-                .map(|request| (input.key.clone(), request))
-                .map_err(|e| format!("sealed input request `{}` does not decode: {e}", input.key))
+        .map(|(key, recipe)| {
+            let request = recipe
+                .rebuild()
+                .map_err(|e| format!("sealed input request `{key}` does not rebuild: {e}"))?;
+            Ok((key.clone(), request))
         })
         .collect()
 }

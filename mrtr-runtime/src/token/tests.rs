@@ -1,5 +1,12 @@
-use super::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::json;
+
+use super::sealer::{HEADER_LEN, NONCE_LEN, TAG_LEN};
+use super::*;
 
 const NOW: u64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 
@@ -15,11 +22,7 @@ fn input() -> SealInput {
     SealInput {
         fingerprint: 0xABCD,
         round: 1,
-        pending: vec![PendingInput {
-            key: "confirm".into(),
-            request: r#"{"method":"elicitation/create"}"#.into(),
-        }],
-        state: b"state".to_vec(),
+        payload: b"pending and state".to_vec(),
     }
 }
 
@@ -46,13 +49,10 @@ fn round_trip_restores_every_field() {
     assert_eq!(
         envelope,
         Envelope {
-            format_version: FORMAT_VERSION,
             fingerprint: 0xABCD,
-            issued_at: NOW,
-            expires_at: NOW + 600,
+            expires_at: (NOW + 600) as u32,
             round: 1,
-            pending: input().pending,
-            state: b"state".to_vec(),
+            payload: b"pending and state".to_vec(),
         }
     );
 }
@@ -65,21 +65,17 @@ fn token_layout_is_prefix_kid_nonce_ciphertext_tag() {
     let token = sealer.seal_with_nonce(&binding(), input(), nonce).unwrap();
     let raw = raw_of(&token);
     let plaintext_len = Envelope {
-        format_version: FORMAT_VERSION,
         fingerprint: 0xABCD,
-        issued_at: NOW,
-        expires_at: NOW + 600,
+        expires_at: (NOW + 600) as u32,
         round: 1,
-        pending: input().pending,
-        state: b"state".to_vec(),
+        payload: b"pending and state".to_vec(),
     }
-    .to_postcard()
-    .unwrap()
+    .encode()
     .len();
     assert_eq!(&raw[..2], &[1, 2]);
     assert_eq!(&raw[2..26], &nonce);
     assert_eq!(raw.len(), HEADER_LEN + plaintext_len + TAG_LEN);
-    // The state is encrypted, not merely encoded.
+    // The payload is encrypted, not merely encoded.
     assert!(!raw.windows(5).any(|w| w == b"state"));
 }
 
@@ -141,7 +137,7 @@ fn predicted_size_matches_actual_size_for_every_remainder() {
     let sealer = sealer_at(ring(1, 1), &clock);
     for len in 0..6 {
         let mut input = input();
-        input.state = vec![0; len];
+        input.payload = vec![0; len];
         let token = sealer.seal(&binding(), input.clone()).unwrap();
         let exact = sealer.clone().with_max_token_bytes(token.len());
         assert!(exact.seal(&binding(), input).is_ok(), "state length {len}");
@@ -156,7 +152,7 @@ fn structural_rejections_come_in_order() {
     let body = token.strip_prefix(TOKEN_PREFIX).unwrap();
 
     assert_eq!(
-        sealer.open(&format!("mrtr2.{body}"), &binding()),
+        sealer.open(&format!("mrtr1.{body}"), &binding()),
         Err(Rejection::WrongPrefix)
     );
     assert_eq!(sealer.open("", &binding()), Err(Rejection::WrongPrefix));
@@ -320,25 +316,39 @@ fn tokens_from_the_future_are_rejected_beyond_the_skew() {
     clock.set(NOW - 61);
     assert_eq!(
         sealer.open(&token, &binding()),
-        Err(Rejection::IssuedInFuture {
-            issued_at: NOW,
+        Err(Rejection::ExpiresTooLate {
+            expires_at: NOW + 600,
             now: NOW - 61
         })
     );
     clock.set(0);
     assert!(matches!(
         sealer.open(&token, &binding()),
-        Err(Rejection::IssuedInFuture { .. })
+        Err(Rejection::ExpiresTooLate { .. })
+    ));
+    // A sealer with a longer TTL is also "too late" for one with a shorter TTL.
+    clock.set(NOW);
+    let short = sealer.clone().with_ttl(Duration::from_secs(500));
+    assert!(matches!(
+        short.open(&token, &binding()),
+        Err(Rejection::ExpiresTooLate { .. })
     ));
 }
 
 #[test]
-fn a_ttl_near_the_end_of_time_saturates() {
-    let clock = Arc::new(ManualClock::new(u64::MAX - 10));
+fn expiry_past_the_u32_range_fails_closed() {
+    // Expiry is stored in 32 bits: a clock past 2106 seals tokens that never open.
+    let clock = Arc::new(ManualClock::new(u64::from(u32::MAX) - 10));
     let sealer = sealer_at(ring(1, 1), &clock);
     let token = sealer.seal(&binding(), input()).unwrap();
     let envelope = sealer.open(&token, &binding()).unwrap();
-    assert_eq!(envelope.expires_at, u64::MAX);
+    assert_eq!(envelope.expires_at, u32::MAX);
+    clock.set(u64::from(u32::MAX) + 1);
+    let token = sealer.seal(&binding(), input()).unwrap();
+    assert!(matches!(
+        sealer.open(&token, &binding()),
+        Err(Rejection::Expired { .. })
+    ));
 }
 
 #[test]
@@ -394,26 +404,19 @@ fn authentic_but_unusable_plaintexts_are_classified() {
     let sealer = sealer_at(ring(1, 1), &clock);
     let nonce = [3u8; NONCE_LEN];
     let valid = Envelope {
-        format_version: FORMAT_VERSION,
         fingerprint: 1,
-        issued_at: NOW,
-        expires_at: NOW + 600,
+        expires_at: (NOW + 600) as u32,
         round: 0,
-        pending: vec![],
-        state: vec![],
+        payload: vec![],
     }
-    .to_postcard()
-    .unwrap();
+    .encode();
 
-    let mut trailing = valid.clone();
-    trailing.push(0);
-    let mut version_two = valid.clone();
-    version_two[0] = 2;
-    let cases: [(&[u8], Rejection); 4] = [
+    let mut version_one = valid.clone();
+    version_one[0] = 1;
+    let cases: [(&[u8], Rejection); 3] = [
         (&[], Rejection::UndecodableEnvelope),
         (&valid[..valid.len() - 1], Rejection::UndecodableEnvelope),
-        (&trailing, Rejection::UndecodableEnvelope),
-        (&version_two, Rejection::UnsupportedVersion { found: 2 }),
+        (&version_one, Rejection::UnsupportedVersion { found: 1 }),
     ];
     for (plaintext, expected) in cases {
         let token = sealer
@@ -432,6 +435,15 @@ fn authentic_but_unusable_plaintexts_are_classified() {
 }
 
 #[test]
+fn a_token_of_the_previous_format_is_refused_by_its_prefix() {
+    let clock = Arc::new(ManualClock::new(NOW));
+    let sealer = sealer_at(ring(1, 1), &clock);
+    let token = sealer.seal(&binding(), input()).unwrap();
+    let old = token.replacen(TOKEN_PREFIX, "mrtr1.", 1);
+    assert_eq!(sealer.open(&old, &binding()), Err(Rejection::WrongPrefix));
+}
+
+#[test]
 fn rejections_display_a_reason_without_secrets() {
     let reasons = [
         Rejection::TooLarge { size: 2, limit: 1 },
@@ -441,8 +453,8 @@ fn rejections_display_a_reason_without_secrets() {
         Rejection::Unauthentic,
         Rejection::UndecodableEnvelope,
         Rejection::UnsupportedVersion { found: 9 },
-        Rejection::IssuedInFuture {
-            issued_at: 10,
+        Rejection::ExpiresTooLate {
+            expires_at: 10_000,
             now: 1,
         },
         Rejection::Expired {
