@@ -19,7 +19,8 @@ pub use crate::machine::InputKind;
 pub use crate::machine::input as builders;
 pub use crate::machine::{
     Answers, Elicited, Input, IntoPromptResult, IntoResourceResult, IntoStateIter, IntoToolResult,
-    Machine, MachineDescriptor, Outcome, RequestCx, Roots, Run, Sampled, State, StateRequirement,
+    KeptLocal, Machine, MachineDescription, MachineDescriptor, Next, Outcome, RequestSite,
+    SuspensionPoint, RequestCx, Roots, Run, Sampled, State, StateRequirement,
     Step, StepError, StepFuture, Suspend,
 };
 pub use crate::machine::{DecodeError, decode_state};

@@ -5,7 +5,7 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Macro};
 
-use super::errors::Errors;
+use crate::internals::errors::Errors;
 use super::suspension::{
     SuspensionKind, parse_suspension, suspension_kind, tokens_mention_suspension,
 };
