@@ -1638,6 +1638,10 @@ impl<'e> Lowerer<'e> {
 
 /// Source text of `tokens` with the spacing a person writes: `Vec<(String, u32)>`, not
 /// `Vec < (String , u32) >`. For descriptions, never for code.
+///
+/// ```ignore
+/// assert_eq!(compact(quote!(&'static [Option<u8>])), "&'static [Option<u8>]");
+/// ```
 pub fn compact(tokens: TokenStream) -> String {
     use proc_macro2::{Delimiter, Spacing, TokenTree};
     fn walk(tokens: TokenStream, out: &mut String) {
@@ -1674,12 +1678,8 @@ pub fn compact(tokens: TokenStream) -> String {
                             out.push(' ');
                         }
                     }
-                    // `'a` is a lifetime: the name that follows belongs to it, and a word
-                    // after it (`&'a str`) is spaced.
-                    previous_word = c == '\'';
-                    if c == '\'' {
-                        previous_word = false;
-                    }
+                    // A word right after punctuation is not spaced: `&mut`, `'static`, `::new`.
+                    previous_word = false;
                 }
                 TokenTree::Group(group) => {
                     let (open, close) = match group.delimiter() {
@@ -1688,7 +1688,12 @@ pub fn compact(tokens: TokenStream) -> String {
                         Delimiter::Brace => ("{ ", " }"),
                         Delimiter::None => ("", ""),
                     };
-                    if previous_word && group.delimiter() == Delimiter::Brace {
+                    let last_word = out
+                        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap_or_default();
+                    let after_keyword = ["mut", "dyn", "impl", "in"].contains(&last_word);
+                    if previous_word && (group.delimiter() == Delimiter::Brace || after_keyword) {
                         out.push(' ');
                     }
                     out.push_str(open);
@@ -1702,6 +1707,22 @@ pub fn compact(tokens: TokenStream) -> String {
     let mut out = String::new();
     walk(tokens, &mut out);
     out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod compact_tests {
+    use super::compact;
+    use quote::quote;
+
+    #[test]
+    fn compact_spaces_like_a_person() {
+        assert_eq!(compact(quote!(Vec<(String, u32)>)), "Vec<(String, u32)>");
+        assert_eq!(compact(quote!(&'static str)), "&'static str");
+        assert_eq!(compact(quote!(&mut [u8; 4])), "&mut [u8; 4]");
+        assert_eq!(compact(quote!(names.iter().enumerate())), "names.iter().enumerate()");
+        assert_eq!(compact(quote!(0..n - 1)), "0..n - 1");
+        assert_eq!(compact(quote!(domain(x))), "domain(x)");
+    }
 }
 
 /// Code that can be rewritten and scanned.
