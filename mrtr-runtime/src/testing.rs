@@ -238,7 +238,11 @@ impl Harness {
     /// A flow of `machine` with `arguments`, stepped round by round (see [`Flow`]).
     ///
     /// See [`Flow`] for an example.
-    pub fn flow<'h, M: Machine + ?Sized>(&'h self, machine: &'h M, arguments: Value) -> Flow<'h, M> {
+    pub fn flow<'h, M: Machine + ?Sized>(
+        &'h self,
+        machine: &'h M,
+        arguments: Value,
+    ) -> Flow<'h, M> {
         Flow {
             harness: self,
             machine,
@@ -905,6 +909,28 @@ impl<O> Progress<O> {
     }
 }
 
+impl Progress<rmcp::model::CallToolResult> {
+    /// A finished tool's text content, joined by newlines; `None` while questions are open.
+    ///
+    /// ```
+    /// use mrtr_runtime::testing::Progress;
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    /// let done = Progress::Done(CallToolResult::success(vec![ContentBlock::text("ok")]));
+    /// assert_eq!(done.text().as_deref(), Some("ok"));
+    /// ```
+    pub fn text(&self) -> Option<String> {
+        let Progress::Done(result) = self else {
+            return None;
+        };
+        let texts: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+            .collect();
+        Some(texts.join("\n"))
+    }
+}
+
 /// A request the server refused: the JSON-RPC error the client gets, and — for a refused
 /// `requestState` — the exact reason the server logged (the `rejection` field of the
 /// `mrtr.round` span: `unauthentic`, `expired`, `unknown_key`, `wrong_prefix`,
@@ -965,7 +991,9 @@ pub enum Tamper {
 pub fn tamper(request_state: &str, how: Tamper) -> String {
     use base64::Engine as _;
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    let body = request_state.strip_prefix(TOKEN_PREFIX).unwrap_or(request_state);
+    let body = request_state
+        .strip_prefix(TOKEN_PREFIX)
+        .unwrap_or(request_state);
     let Ok(mut raw) = URL_SAFE_NO_PAD.decode(body) else {
         return format!("mrtr2.{body}");
     };
@@ -1154,7 +1182,10 @@ impl<'h, M: Machine + ?Sized> Flow<'h, M> {
     ///
     /// See [`Flow`] for an example.
     pub async fn send_tampered(&self, how: Tamper) -> Result<Progress<M::Output>, Refused> {
-        let state = self.request_state.as_deref().map(|state| tamper(state, how));
+        let state = self
+            .request_state
+            .as_deref()
+            .map(|state| tamper(state, how));
         let (progress, _) = self.exchange(state, InputResponses::new()).await?;
         Ok(progress)
     }

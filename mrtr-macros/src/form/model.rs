@@ -3,10 +3,10 @@
 
 use syn::{Data, DeriveInput, Expr, ExprLit, ExprUnary, Fields, Ident, Lit, Type, UnOp};
 
+use super::types::{FieldType, IntType, Scalar, classify, display};
 use crate::internals::attr::{FormArg, form_args, serde_attrs};
 use crate::internals::doc::doc_paragraphs;
 use crate::internals::errors::Errors;
-use super::types::{FieldType, IntType, Scalar, classify, display};
 
 /// A whole form: the struct and its properties in declaration order.
 pub(crate) struct FormModel {

@@ -275,9 +275,19 @@ mod tests {
     #[test]
     fn a_resource_needs_its_uri() {
         let mut errors = Errors::default();
-        let args = machine_args(Kind::Resource, quote::quote!(mime_type = "text/plain"), &mut errors);
+        let args = machine_args(
+            Kind::Resource,
+            quote::quote!(mime_type = "text/plain"),
+            &mut errors,
+        );
         assert_eq!(args.mime_type.unwrap().value(), "text/plain");
-        assert!(errors.into_error().unwrap().to_string().contains("needs the resource's URI"));
+        assert!(
+            errors
+                .into_error()
+                .unwrap()
+                .to_string()
+                .contains("needs the resource's URI")
+        );
     }
 
     #[test]

@@ -302,9 +302,10 @@ pub fn check_jumps(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: &
         for item in &block.items {
             match item {
                 Item::Stmt(code) | Item::Assign { value: code, .. } => check(code, errors),
-                Item::Let { init, diverge, .. } => {
-                    init.iter().chain(diverge).for_each(|code| check(code, errors))
-                }
+                Item::Let { init, diverge, .. } => init
+                    .iter()
+                    .chain(diverge)
+                    .for_each(|code| check(code, errors)),
             }
         }
         match &block.term {

@@ -608,5 +608,8 @@ fn analysis_reports_a_jump_that_would_carry_a_shadowing_binding() {
     let mut errors = Errors::default();
     analyze::check_jumps(&cfg, &liveness, &cfg.reachable(), &mut errors);
     let message = errors.finish().unwrap_err().to_string();
-    assert!(message.starts_with("`x` is rebound inside the statement"), "{message}");
+    assert!(
+        message.starts_with("`x` is rebound inside the statement"),
+        "{message}"
+    );
 }

@@ -1719,7 +1719,10 @@ mod compact_tests {
         assert_eq!(compact(quote!(Vec<(String, u32)>)), "Vec<(String, u32)>");
         assert_eq!(compact(quote!(&'static str)), "&'static str");
         assert_eq!(compact(quote!(&mut [u8; 4])), "&mut [u8; 4]");
-        assert_eq!(compact(quote!(names.iter().enumerate())), "names.iter().enumerate()");
+        assert_eq!(
+            compact(quote!(names.iter().enumerate())),
+            "names.iter().enumerate()"
+        );
         assert_eq!(compact(quote!(0..n - 1)), "0..n - 1");
         assert_eq!(compact(quote!(domain(x))), "domain(x)");
     }
