@@ -1709,25 +1709,6 @@ pub fn compact(tokens: TokenStream) -> String {
     out.trim_end().to_string()
 }
 
-#[cfg(test)]
-mod compact_tests {
-    use super::compact;
-    use quote::quote;
-
-    #[test]
-    fn compact_spaces_like_a_person() {
-        assert_eq!(compact(quote!(Vec<(String, u32)>)), "Vec<(String, u32)>");
-        assert_eq!(compact(quote!(&'static str)), "&'static str");
-        assert_eq!(compact(quote!(&mut [u8; 4])), "&mut [u8; 4]");
-        assert_eq!(
-            compact(quote!(names.iter().enumerate())),
-            "names.iter().enumerate()"
-        );
-        assert_eq!(compact(quote!(0..n - 1)), "0..n - 1");
-        assert_eq!(compact(quote!(domain(x))), "domain(x)");
-    }
-}
-
 /// Code that can be rewritten and scanned.
 pub trait CodeNode: ToTokens {
     /// Applies the redirection.
@@ -1788,4 +1769,23 @@ pub fn lower(function: &MachineFn, errors: &mut Errors) -> Cfg {
     lowerer.lower_stmts(&function.body.stmts, Dest::Return);
     lowerer.scopes.pop();
     lowerer.cfg
+}
+
+#[cfg(test)]
+mod compact_tests {
+    use super::compact;
+    use quote::quote;
+
+    #[test]
+    fn compact_spaces_like_a_person() {
+        assert_eq!(compact(quote!(Vec<(String, u32)>)), "Vec<(String, u32)>");
+        assert_eq!(compact(quote!(&'static str)), "&'static str");
+        assert_eq!(compact(quote!(&mut [u8; 4])), "&mut [u8; 4]");
+        assert_eq!(
+            compact(quote!(names.iter().enumerate())),
+            "names.iter().enumerate()"
+        );
+        assert_eq!(compact(quote!(0..n - 1)), "0..n - 1");
+        assert_eq!(compact(quote!(domain(x))), "domain(x)");
+    }
 }
