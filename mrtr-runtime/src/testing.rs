@@ -711,7 +711,8 @@ impl Answer {
     }
 
     /// Accepts an `input::form::<T>(..)` with `value`'s fields (serialized as the form's
-    /// properties).
+    /// properties). A value serde cannot serialize is sent as `null` content, which the
+    /// server answers by asking again.
     ///
     /// ```
     /// # use mrtr_runtime::testing::Answer;
