@@ -4,6 +4,8 @@
 //!
 //! ```sh
 //! cargo run --example showcase -- serve-stdio
+//! cargo run --example showcase -- describe              # what each machine asks and keeps
+//! cargo run --example showcase -- describe deploy_wizard
 //! cargo run --example showcase -- serve-http 127.0.0.1:8080
 //! cargo run --example showcase -- serve-http 127.0.0.1:8080 --body-timeout 10 --max-connections 256
 //! cargo run --bin mrtr -- stdio --call deploy_wizard --args '{"service":"api"}' -- target/debug/examples/showcase serve-stdio
@@ -41,6 +43,12 @@ enum Mode {
         addr: SocketAddr,
         #[command(flatten)]
         knobs: Knobs,
+    },
+    /// Print what each machine asks and keeps in `requestState`, round by round, with a
+    /// Mermaid diagram of its rounds (from the macro's own analysis).
+    Describe {
+        /// Only the machine listed under this name.
+        name: Option<String>,
     },
 }
 
@@ -99,6 +107,13 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     match Cli::parse().mode {
+        Mode::Describe { name } => match server::describe(name.as_deref()) {
+            Some(text) => print!("{text}"),
+            None => anyhow::bail!(
+                "no showcase machine is listed as `{}`; try `describe` alone to see them all",
+                name.unwrap_or_default()
+            ),
+        },
         Mode::ServeStdio => {
             let running = server::showcase_server()?
                 .serve(mrtr::rmcp::transport::stdio())

@@ -25,6 +25,35 @@ pub fn showcase_server() -> anyhow::Result<McpServer> {
         .build()?)
 }
 
+/// What every showcase machine asks and keeps, round by round, as its macro analysed it:
+/// the text form and the Mermaid diagram of each (`showcase describe [NAME]`). `None` when
+/// no machine is listed as `name`.
+#[allow(dead_code)] // `main.rs` and tests/describe.rs use it; the demo includes this file too
+pub fn describe(name: Option<&str>) -> Option<String> {
+    use mrtr::machine::Machine;
+    let mut out = String::new();
+    let all = [
+        deploy_wizard.describe(),
+        order_food.describe(),
+        organise_files.describe(),
+        explain_prompt.describe(),
+        vault_keys.describe(),
+    ];
+    for description in all.into_iter().flatten() {
+        if name.is_some_and(|name| name != description.name()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&description.to_string());
+        out.push_str("\n```mermaid\n");
+        out.push_str(&description.mermaid());
+        out.push_str("```\n");
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// Serves the showcase over Streamable HTTP at `addr` with the production defaults, in a
 /// background task that stops on SIGTERM or ctrl-c; returns the bound address and the task.
 #[allow(dead_code)] // `main.rs` uses `serve_http_with`; the demo and tests use this

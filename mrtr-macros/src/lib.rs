@@ -1,10 +1,17 @@
 //! Procedural macros for `mrtr`. Use them through the `mrtr` facade crate.
 //!
 //! The attribute and derive macros live here as thin shims; the work happens in plain,
-//! unit-tested modules (parse → lower → analyze → expand).
+//! unit-tested modules:
+//!
+//! - `machine/`: `#[mrtr::tool]`, `#[mrtr::prompt]`, `#[mrtr::resource]`, one stage per
+//!   module: parse → check → lower → analyze → expand;
+//! - `form/`: `#[derive(Form)]`, `#[derive(FormChoice)]`;
+//! - `internals/`: what both share — the error accumulator, every attribute's parsing, serde's
+//!   rename rules and doc-comment text.
 #![deny(missing_docs)]
 
 mod form;
+mod internals;
 mod machine;
 
 /// Compiles an `async fn` (or `fn`) that may suspend with `ask!`, `sample!`, `roots!` and

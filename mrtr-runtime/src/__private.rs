@@ -19,8 +19,9 @@ pub use crate::machine::InputKind;
 pub use crate::machine::input as builders;
 pub use crate::machine::{
     Answers, Elicited, Input, IntoPromptResult, IntoResourceResult, IntoStateIter, IntoToolResult,
-    Machine, MachineDescriptor, Outcome, RequestCx, Roots, Run, Sampled, State, StateRequirement,
-    Step, StepError, StepFuture, Suspend,
+    KeptLocal, Machine, MachineDescription, MachineDescriptor, Next, Outcome, RequestCx,
+    RequestSite, Roots, Run, Sampled, State, StateRequirement, Step, StepError, StepFuture,
+    Suspend, SuspensionPoint,
 };
 pub use crate::machine::{DecodeError, decode_state};
 

@@ -4,7 +4,8 @@
 //! - [`form`]: the [`form::Form`] and [`form::FormChoice`] traits behind form elicitations.
 //! - [`token`]: the sealed `requestState` format, key ring and clock.
 //! - [`server`]: the rmcp adapter that lists, gates, resumes and seals.
-//! - [`testing`]: drive a machine through real sealing in-process, for tests.
+//! - `testing` (feature `testing`): the test kit — step a machine round by round through real
+//!   sealing in-process, hop instances, replay and tamper rounds, print transcripts.
 //! - [`client`]: a driver that answers `input_required` rounds, by hand or automatically.
 #![deny(missing_docs)]
 
@@ -14,6 +15,8 @@ pub mod client;
 pub mod form;
 pub mod machine;
 pub mod server;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 pub mod token;
 

@@ -37,6 +37,7 @@
 //! assert_eq!(transcript.output, "alice deployed staging");
 //! ```
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use rmcp::ErrorData;
@@ -45,10 +46,10 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::machine::Machine;
+use crate::machine::{InputKind, Machine};
 use crate::server::StaleStatePolicy;
-use crate::server::engine::{Answer, Engine, Incoming};
-use crate::token::{Clock, KeyId, KeyRing, ManualClock, SecretKey, StateSealer};
+use crate::server::engine::{Answer as Served, Engine, Incoming};
+use crate::token::{Clock, KeyId, KeyRing, ManualClock, SecretKey, StateSealer, TOKEN_PREFIX};
 
 /// One request's reply: the finished output, or what the client must answer (see
 /// [`Harness::request`]).
@@ -114,6 +115,8 @@ pub struct Harness {
     capabilities: ClientCapabilities,
     principal: Option<String>,
     max_rounds: usize,
+    /// How transcripts name this instance.
+    name: String,
 }
 
 impl Default for Harness {
@@ -197,6 +200,57 @@ impl Harness {
             .expect("valid capabilities"),
             principal: None,
             max_rounds: 100,
+            name: "test".into(),
+        }
+    }
+
+    /// Two server instances, `one` and `two`, sharing the same keys (as instances behind
+    /// a load balancer do) and nothing else: a [`Flow`] can hop between them.
+    ///
+    /// ```
+    /// let (one, two) = mrtr_runtime::testing::Harness::pair();
+    /// assert_eq!((one.name(), two.name()), ("one", "two"));
+    /// ```
+    pub fn pair() -> (Harness, Harness) {
+        (Harness::new().named("one"), Harness::new().named("two"))
+    }
+
+    /// Names this instance in transcripts.
+    ///
+    /// ```
+    /// assert_eq!(mrtr_runtime::testing::Harness::new().named("eu-1").name(), "eu-1");
+    /// ```
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// How transcripts name this instance (`test` unless [`Self::named`]).
+    ///
+    /// ```
+    /// assert_eq!(mrtr_runtime::testing::Harness::new().name(), "test");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A flow of `machine` with `arguments`, stepped round by round (see [`Flow`]).
+    ///
+    /// See [`Flow`] for an example.
+    pub fn flow<'h, M: Machine + ?Sized>(
+        &'h self,
+        machine: &'h M,
+        arguments: Value,
+    ) -> Flow<'h, M> {
+        Flow {
+            harness: self,
+            machine,
+            arguments,
+            request_state: None,
+            last_sent: None,
+            log: Vec::new(),
+            finished: false,
         }
     }
 
@@ -230,6 +284,7 @@ impl Harness {
     /// assert_eq!(error.code.0, -32021);
     /// assert!(error.message.ends_with("did not declare: elicitation.form"));
     /// ```
+    #[must_use]
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = capabilities;
         self
@@ -276,6 +331,7 @@ impl Harness {
     /// let error = block_on(bob.request(&deploy, json!({}), round.request_state, None)).unwrap_err();
     /// assert_eq!(error.message, REJECTED_STATE_MESSAGE);
     /// ```
+    #[must_use]
     pub fn principal(mut self, principal: impl Into<String>) -> Self {
         self.principal = Some(principal.into());
         self
@@ -310,6 +366,7 @@ impl Harness {
     /// let error = block_on(Harness::new().request(&lookup, json!({}), None, None)).unwrap_err();
     /// assert!(error.message.ends_with("add `.state(value)` to the Harness"));
     /// ```
+    #[must_use]
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         Arc::make_mut(&mut self.engine.states).insert(value);
         self
@@ -356,6 +413,7 @@ impl Harness {
     /// let restarted = block_on(Harness::new().request(&deploy(2), json!({}), token, None));
     /// assert!(matches!(restarted, Ok(Reply::InputRequired(_))));
     /// ```
+    #[must_use]
     pub fn stale_state(mut self, policy: StaleStatePolicy) -> Self {
         self.engine.stale_state = policy;
         self
@@ -444,6 +502,39 @@ impl Harness {
         request_state: Option<String>,
         input_responses: Option<InputResponses>,
     ) -> Result<Reply<M::Output>, ErrorData> {
+        self.request_explained(machine, arguments, request_state, input_responses)
+            .await
+            .map_err(|refused| refused.error)
+    }
+
+    /// [`Self::request`], saying on refusal exactly why a `requestState` was refused (the
+    /// reason the server only logs).
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct T(MachineDescriptor);
+    /// # impl Machine for T {
+    /// #     type Output = ();
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, _: Run<'a>) -> StepFuture<'a, ()> { Box::pin(async { Ok(Step::Done(())) }) }
+    /// # }
+    /// # let t = T(MachineDescriptor::tool(rmcp::model::Tool::new("t", "T", serde_json::Map::new()), [], 1));
+    /// use futures::executor::block_on;
+    /// let h = mrtr_runtime::testing::Harness::new();
+    /// let refused = block_on(h.request_explained(&t, serde_json::json!({}), Some("mrtr2.AAAA".into()), None)).unwrap_err();
+    /// assert_eq!(refused.rejection, Some("malformed"));
+    /// ```
+    pub async fn request_explained<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        arguments: Value,
+        request_state: Option<String>,
+        input_responses: Option<InputResponses>,
+    ) -> Result<Reply<M::Output>, Refused> {
+        let refused = |error| Refused {
+            error,
+            rejection: None,
+        };
         // The check `build()` makes, so a test fails the same way the server would.
         if let Some(missing) = machine
             .descriptor()
@@ -451,23 +542,23 @@ impl Harness {
             .iter()
             .find(|s| !self.engine.states.satisfies(s))
         {
-            return Err(ErrorData::internal_error(
+            return Err(refused(ErrorData::internal_error(
                 format!(
                     "`{}` takes `State<{}>`, but the harness has none; add `.state(value)` to the Harness",
                     machine.descriptor().name(),
                     missing.type_name()
                 ),
                 None,
-            ));
+            )));
         }
         let arguments: JsonObject = match arguments {
             Value::Object(map) => map,
             Value::Null => JsonObject::new(),
             other => {
-                return Err(ErrorData::invalid_params(
+                return Err(refused(ErrorData::invalid_params(
                     format!("arguments must be an object, not {other}"),
                     None,
-                ));
+                )));
             }
         };
         let incoming = Incoming {
@@ -477,10 +568,12 @@ impl Harness {
             capabilities: self.capabilities.clone(),
             principal: self.principal.clone(),
         };
-        Ok(match self.engine.serve(machine, incoming).await? {
-            Answer::Complete(output) => Reply::Complete(output),
-            Answer::InputRequired(result) => Reply::InputRequired(result),
-        })
+        let (result, rejection) = self.engine.serve_explained(machine, incoming).await;
+        match result {
+            Ok(Served::Complete(output)) => Ok(Reply::Complete(output)),
+            Ok(Served::InputRequired(result)) => Ok(Reply::InputRequired(result)),
+            Err(error) => Err(Refused { error, rejection }),
+        }
     }
 
     /// Drives a flow to the end: every round's requests are answered by `answer(key,
@@ -559,5 +652,652 @@ impl Harness {
             format!("the flow did not finish within {} rounds", self.max_rounds),
             None,
         ))
+    }
+}
+
+/// A typed answer to one input request, as a conforming client would send it in
+/// `inputResponses` (see [`Flow::answer`]).
+///
+/// ```
+/// use mrtr_runtime::testing::Answer;
+/// use serde_json::json;
+/// assert_eq!(Answer::choice("prod").to_json(), json!({"action": "accept", "content": {"choice": "prod"}}));
+/// assert_eq!(Answer::decline().to_json(), json!({"action": "decline"}));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct Answer(Value);
+
+impl Answer {
+    /// Accepts an `input::choice(..)` with `option`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::choice("a").to_json()["content"]["choice"], "a");
+    /// ```
+    pub fn choice(option: impl Into<String>) -> Self {
+        Self::accept(serde_json::json!({"choice": option.into()}))
+    }
+
+    /// Accepts an `input::multi_choice(..)` with `options`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::choices(["a", "b"]).to_json()["content"]["choices"], serde_json::json!(["a", "b"]));
+    /// ```
+    pub fn choices<S: Into<String>>(options: impl IntoIterator<Item = S>) -> Self {
+        let options: Vec<String> = options.into_iter().map(Into::into).collect();
+        Self::accept(serde_json::json!({ "choices": options }))
+    }
+
+    /// Accepts an `input::text(..)` with `text`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::text("1.4.2").to_json()["content"]["text"], "1.4.2");
+    /// ```
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::accept(serde_json::json!({"text": text.into()}))
+    }
+
+    /// Accepts an `input::confirm(..)` with `yes`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::confirm(true).to_json()["content"]["confirm"], true);
+    /// ```
+    pub fn confirm(yes: bool) -> Self {
+        Self::accept(serde_json::json!({ "confirm": yes }))
+    }
+
+    /// Accepts an `input::form::<T>(..)` with `value`'s fields (serialized as the form's
+    /// properties). A value serde cannot serialize is sent as `null` content, which the
+    /// server answers by asking again.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// #[derive(serde::Serialize)]
+    /// struct Confirm { apply: bool }
+    /// assert_eq!(Answer::form(&Confirm { apply: true }).to_json()["content"]["apply"], true);
+    /// ```
+    pub fn form<T: serde::Serialize>(value: &T) -> Self {
+        Self::accept(serde_json::to_value(value).unwrap_or(Value::Null))
+    }
+
+    /// Accepts with raw form `content` (also a URL elicitation's consent: `accept_url()`).
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::accept(serde_json::json!({"n": 1})).to_json()["action"], "accept");
+    /// ```
+    pub fn accept(content: Value) -> Self {
+        Answer(serde_json::json!({"action": "accept", "content": content}))
+    }
+
+    /// Accepts a URL elicitation (the user agreed to open the page).
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::accept_url().to_json(), serde_json::json!({"action": "accept"}));
+    /// ```
+    pub fn accept_url() -> Self {
+        Answer(serde_json::json!({"action": "accept"}))
+    }
+
+    /// Declines the elicitation.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::decline().to_json()["action"], "decline");
+    /// ```
+    pub fn decline() -> Self {
+        Answer(serde_json::json!({"action": "decline"}))
+    }
+
+    /// Cancels the elicitation.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::cancel().to_json()["action"], "cancel");
+    /// ```
+    pub fn cancel() -> Self {
+        Answer(serde_json::json!({"action": "cancel"}))
+    }
+
+    /// Answers a `sample!` with the model's `text`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::sampled("Done.").to_json()["content"]["text"], "Done.");
+    /// ```
+    pub fn sampled(text: impl Into<String>) -> Self {
+        Answer(serde_json::json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": text.into()},
+            "model": "mrtr-testing"
+        }))
+    }
+
+    /// Answers a `roots!()` with these root URIs.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::roots(["file:///repo"]).to_json()["roots"][0]["uri"], "file:///repo");
+    /// ```
+    pub fn roots<S: Into<String>>(uris: impl IntoIterator<Item = S>) -> Self {
+        let roots: Vec<Value> = uris
+            .into_iter()
+            .map(|uri| serde_json::json!({"uri": uri.into()}))
+            .collect();
+        Answer(serde_json::json!({ "roots": roots }))
+    }
+
+    /// Any JSON, sent as is (to test malformed answers).
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert_eq!(Answer::raw(serde_json::json!(7)).to_json(), 7);
+    /// ```
+    pub fn raw(value: Value) -> Self {
+        Answer(value)
+    }
+
+    /// The JSON sent in `inputResponses`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Answer;
+    /// assert!(Answer::cancel().to_json().is_object());
+    /// ```
+    pub fn to_json(&self) -> Value {
+        self.0.clone()
+    }
+}
+
+/// One input request of a round, as a reviewer reads it.
+///
+/// ```
+/// use mrtr_runtime::machine::{InputKind, input};
+/// use mrtr_runtime::testing::Question;
+/// let question = Question::new("env", input::text("Which environment?").request());
+/// assert_eq!((question.key.as_str(), question.kind, question.message.as_str()),
+///            ("env", InputKind::FormElicitation, "Which environment?"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Question {
+    /// The `inputRequests` key.
+    pub key: String,
+    /// What kind of input it is.
+    pub kind: InputKind,
+    /// The elicitation's message, the first sampling message's text, or empty for roots.
+    pub message: String,
+}
+
+impl Question {
+    /// Reads `request` asked under `key`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::input;
+    /// # use mrtr_runtime::testing::Question;
+    /// assert_eq!(Question::new("r", input::roots().request()).message, "");
+    /// ```
+    pub fn new(key: impl Into<String>, request: &InputRequest) -> Self {
+        let json = serde_json::to_value(request).unwrap_or(Value::Null);
+        let params = &json["params"];
+        let message = params["message"]
+            .as_str()
+            .or_else(|| params["messages"][0]["content"]["text"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        Question {
+            key: key.into(),
+            kind: InputKind::of(request),
+            message,
+        }
+    }
+}
+
+/// Where a flow stands after a request (see [`Flow::start`]).
+///
+/// ```
+/// use mrtr_runtime::testing::Progress;
+/// let done: Progress<u8> = Progress::Done(1);
+/// assert!(done.questions().is_empty());
+/// ```
+#[derive(Debug)]
+pub enum Progress<O> {
+    /// The machine asked these questions; answer them with [`Flow::answer`].
+    Asked(Vec<Question>),
+    /// The machine finished.
+    Done(O),
+}
+
+impl<O> Progress<O> {
+    /// The keys asked, in key order (empty when done).
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Progress;
+    /// assert!(Progress::<()>::Asked(vec![]).keys().is_empty());
+    /// ```
+    pub fn keys(&self) -> Vec<&str> {
+        self.questions().iter().map(|q| q.key.as_str()).collect()
+    }
+
+    /// The questions asked (empty when done).
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Progress;
+    /// assert!(Progress::Done("x").questions().is_empty());
+    /// ```
+    pub fn questions(&self) -> &[Question] {
+        match self {
+            Progress::Asked(questions) => questions,
+            Progress::Done(_) => &[],
+        }
+    }
+
+    /// The output, or `None` while questions are open.
+    ///
+    /// ```
+    /// # use mrtr_runtime::testing::Progress;
+    /// assert_eq!(Progress::Done(3).done(), Some(3));
+    /// ```
+    pub fn done(self) -> Option<O> {
+        match self {
+            Progress::Done(output) => Some(output),
+            Progress::Asked(_) => None,
+        }
+    }
+}
+
+impl Progress<rmcp::model::CallToolResult> {
+    /// A finished tool's text content, joined by newlines; `None` while questions are open.
+    ///
+    /// ```
+    /// use mrtr_runtime::testing::Progress;
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    /// let done = Progress::Done(CallToolResult::success(vec![ContentBlock::text("ok")]));
+    /// assert_eq!(done.text().as_deref(), Some("ok"));
+    /// ```
+    pub fn text(&self) -> Option<String> {
+        let Progress::Done(result) = self else {
+            return None;
+        };
+        let texts: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+            .collect();
+        Some(texts.join("\n"))
+    }
+}
+
+/// A request the server refused: the JSON-RPC error the client gets, and — for a refused
+/// `requestState` — the exact reason the server logged (the `rejection` field of the
+/// `mrtr.round` span: `unauthentic`, `expired`, `unknown_key`, `wrong_prefix`,
+/// `malformed`, `too_large`, `issued_in_future`, `fingerprint_mismatch`,
+/// `undecodable_envelope`, `unsupported_version`, `undecodable_pending_request`,
+/// `undecodable_state`).
+///
+/// ```
+/// use mrtr_runtime::testing::Refused;
+/// let refused = Refused { error: rmcp::ErrorData::invalid_params("bad", None), rejection: Some("expired") };
+/// assert_eq!(refused.to_string(), "-32602 bad (rejection: expired)");
+/// ```
+#[derive(Debug, Clone)]
+pub struct Refused {
+    /// What the client receives.
+    pub error: ErrorData,
+    /// Why the `requestState` was refused, when it was.
+    pub rejection: Option<&'static str>,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.error.code.0, self.error.message)?;
+        if let Some(rejection) = self.rejection {
+            write!(f, " (rejection: {rejection})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Ways to damage a sealed `requestState`, as an attacker or a broken client would.
+///
+/// ```
+/// use mrtr_runtime::testing::{Tamper, tamper};
+/// assert!(tamper("mrtr2.AAAA", Tamper::WrongPrefix).starts_with("mrtr1."));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tamper {
+    /// Flip one bit of the authentication tag (→ `unauthentic`).
+    FlipTagBit,
+    /// Claim another key id (→ `unknown_key` where no such key is held).
+    OtherKeyId,
+    /// Drop all but the first few bytes (→ `malformed`).
+    Truncate,
+    /// The previous wire format's prefix, `mrtr1.` (→ `wrong_prefix`).
+    WrongPrefix,
+}
+
+/// `request_state` damaged as `how` says; a string that is not a token gets the prefix
+/// change only.
+///
+/// ```
+/// use mrtr_runtime::testing::{Tamper, tamper};
+/// assert_eq!(tamper("mrtr2.AAAAAAAA", Tamper::FlipTagBit), "mrtr2.AAAAAAAB");
+/// ```
+pub fn tamper(request_state: &str, how: Tamper) -> String {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let body = request_state
+        .strip_prefix(TOKEN_PREFIX)
+        .unwrap_or(request_state);
+    let Ok(mut raw) = URL_SAFE_NO_PAD.decode(body) else {
+        return format!("mrtr1.{body}");
+    };
+    match how {
+        Tamper::FlipTagBit => {
+            if let Some(last) = raw.last_mut() {
+                *last ^= 1;
+            }
+        }
+        Tamper::OtherKeyId => {
+            if raw.len() >= 2 {
+                raw[0] ^= 0xff;
+                raw[1] ^= 0xff;
+            }
+        }
+        Tamper::Truncate => raw.truncate(8),
+        Tamper::WrongPrefix => return format!("mrtr1.{body}"),
+    }
+    format!("{TOKEN_PREFIX}{}", URL_SAFE_NO_PAD.encode(raw))
+}
+
+/// One round of a [`Flow`], as recorded for its transcript.
+#[derive(Debug, Clone)]
+struct LoggedRound {
+    /// The instance that asked.
+    server: String,
+    questions: Vec<Question>,
+    token_len: usize,
+    /// The answers sent back, by key (filled when the round is answered).
+    answers: Vec<(String, Value)>,
+}
+
+/// A flow stepped round by round through real sealing: start it, look at what it asks,
+/// answer with typed [`Answer`]s, hop to another server instance, replay or tamper a round,
+/// and print a transcript for review. Made by [`Harness::flow`].
+///
+/// ```
+/// # use mrtr_runtime::machine::*;
+/// # struct Deploy(MachineDescriptor);
+/// # impl Machine for Deploy {
+/// #     type Output = String;
+/// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+/// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+/// #         let Some(mut resume) = run.resume else {
+/// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+/// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+/// #         };
+/// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+/// #         let who = run.cx.principal().unwrap_or("anonymous");
+/// #         Ok(Step::Done(format!("{who} deployed {}", env.as_deref().unwrap_or("nothing"))))
+/// #     }) }
+/// # }
+/// # let deploy = Deploy(MachineDescriptor::tool(
+/// #     rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new()), [InputKind::FormElicitation], 1));
+/// use futures::executor::block_on;
+/// use mrtr_runtime::testing::{Answer, Harness, Tamper};
+///
+/// let (one, two) = Harness::pair();
+/// let mut flow = one.flow(&deploy, serde_json::json!({}));
+/// assert_eq!(block_on(flow.start()).unwrap().keys(), ["env"]);
+///
+/// // A tampered state is refused, and the kit says exactly why.
+/// let refused = block_on(flow.send_tampered(Tamper::FlipTagBit)).unwrap_err();
+/// assert_eq!(refused.rejection, Some("unauthentic"));
+///
+/// // The next round is served by the other instance.
+/// flow.on(&two);
+/// let done = block_on(flow.answer([("env", Answer::choice("prod"))])).unwrap();
+/// assert_eq!(done.done().unwrap(), "anonymous deployed prod");
+/// assert!(flow.transcript().contains("round 1 @ one"));
+/// ```
+pub struct Flow<'h, M: Machine + ?Sized> {
+    harness: &'h Harness,
+    machine: &'h M,
+    arguments: Value,
+    /// The state of the round waiting for answers.
+    request_state: Option<String>,
+    /// What the last answered round sent: `(requestState, answers)`, for replays.
+    last_sent: Option<(Option<String>, InputResponses)>,
+    log: Vec<LoggedRound>,
+    finished: bool,
+}
+
+impl<'h, M: Machine + ?Sized> Flow<'h, M> {
+    /// Sends the first request (no `requestState`).
+    ///
+    /// See [`Flow`] for an example.
+    pub async fn start(&mut self) -> Result<Progress<M::Output>, Refused> {
+        self.request_state = None;
+        self.finished = false;
+        self.send(None, InputResponses::new()).await
+    }
+
+    /// Answers the open round (every key it asked, or some, to see them asked again) and
+    /// sends the retry with its `requestState`.
+    ///
+    /// See [`Flow`] for an example.
+    pub async fn answer<'k>(
+        &mut self,
+        answers: impl IntoIterator<Item = (&'k str, Answer)>,
+    ) -> Result<Progress<M::Output>, Refused> {
+        let responses: InputResponses = answers
+            .into_iter()
+            .map(|(key, answer)| (key.to_string(), answer.0))
+            .collect();
+        if let Some(round) = self.log.last_mut() {
+            round.answers = responses
+                .iter()
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect();
+        }
+        let state = self.request_state.take();
+        self.last_sent = Some((state.clone(), responses.clone()));
+        self.send(state, responses).await
+    }
+
+    /// Serves the following requests on `harness` (another instance: same keys, separate
+    /// everything else), as a load balancer would.
+    ///
+    /// See [`Flow`] for an example.
+    pub fn on(&mut self, harness: &'h Harness) -> &mut Self {
+        self.harness = harness;
+        self
+    }
+
+    /// The `requestState` of the open round.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct T(MachineDescriptor);
+    /// # impl Machine for T {
+    /// #     type Output = ();
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, _: Run<'a>) -> StepFuture<'a, ()> { Box::pin(async { Ok(Step::Done(())) }) }
+    /// # }
+    /// # let t = T(MachineDescriptor::tool(rmcp::model::Tool::new("t", "T", serde_json::Map::new()), [], 1));
+    /// let harness = mrtr_runtime::testing::Harness::new();
+    /// let mut flow = harness.flow(&t, serde_json::json!({}));
+    /// futures::executor::block_on(flow.start()).unwrap();
+    /// assert_eq!(flow.request_state(), None); // finished at once
+    /// ```
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// Sends the last answered round again — the same `requestState` and answers — without
+    /// changing the flow: a replay within the TTL is accepted (states are not single-use),
+    /// one after [`Harness::clock`] moved past it is refused as `expired`.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Deploy(MachineDescriptor);
+    /// # impl Machine for Deploy {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, String> { Box::pin(async move {
+    /// #         let Some(mut resume) = run.resume else {
+    /// #             let env = input::choice("Which environment?", ["staging", "prod"]);
+    /// #             return Ok(Step::Suspend(Suspend::new(&())?.ask("env", env)?));
+    /// #         };
+    /// #         let env = resume.answers().take::<Elicited<String>>("env")?.ok();
+    /// #         Ok(Step::Done(format!("deployed {}", env.as_deref().unwrap_or("nothing"))))
+    /// #     }) }
+    /// # }
+    /// # let deploy = Deploy(MachineDescriptor::tool(
+    /// #     rmcp::model::Tool::new("deploy", "Deploys", serde_json::Map::new()), [InputKind::FormElicitation], 1));
+    /// use futures::executor::block_on;
+    /// use mrtr_runtime::testing::{Answer, Harness};
+    ///
+    /// let harness = Harness::new();
+    /// let mut flow = harness.flow(&deploy, serde_json::json!({}));
+    /// block_on(flow.start()).unwrap();
+    /// block_on(flow.answer([("env", Answer::choice("prod"))])).unwrap();
+    /// assert_eq!(block_on(flow.replay()).unwrap().done().unwrap(), "deployed prod");
+    /// harness.clock().advance(601);
+    /// assert_eq!(block_on(flow.replay()).unwrap_err().rejection, Some("expired"));
+    /// ```
+    pub async fn replay(&self) -> Result<Progress<M::Output>, Refused> {
+        let (state, responses) = self.last_sent.clone().unwrap_or_default();
+        let (progress, _) = self.exchange(state, responses).await?;
+        Ok(progress)
+    }
+
+    /// Sends the open round's `requestState` damaged as `how` says (with no answers),
+    /// without changing the flow. A refusal carries the exact [`Refused::rejection`].
+    ///
+    /// See [`Flow`] for an example.
+    pub async fn send_tampered(&self, how: Tamper) -> Result<Progress<M::Output>, Refused> {
+        let state = self
+            .request_state
+            .as_deref()
+            .map(|state| tamper(state, how));
+        let (progress, _) = self.exchange(state, InputResponses::new()).await?;
+        Ok(progress)
+    }
+
+    /// Sends any `requestState` with `answers` on the current instance, without changing
+    /// the flow (e.g. a state from another flow, or the open one with other arguments via
+    /// [`Harness::request_explained`]).
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct T(MachineDescriptor);
+    /// # impl Machine for T {
+    /// #     type Output = ();
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, _: Run<'a>) -> StepFuture<'a, ()> { Box::pin(async { Ok(Step::Done(())) }) }
+    /// # }
+    /// # let t = T(MachineDescriptor::tool(rmcp::model::Tool::new("t", "T", serde_json::Map::new()), [], 1));
+    /// use futures::executor::block_on;
+    /// let harness = mrtr_runtime::testing::Harness::new();
+    /// let flow = harness.flow(&t, serde_json::json!({}));
+    /// let refused = block_on(flow.send_state("not a token".into(), [])).unwrap_err();
+    /// assert_eq!(refused.rejection, Some("wrong_prefix"));
+    /// ```
+    pub async fn send_state<'k>(
+        &self,
+        request_state: String,
+        answers: impl IntoIterator<Item = (&'k str, Answer)>,
+    ) -> Result<Progress<M::Output>, Refused> {
+        let responses = answers
+            .into_iter()
+            .map(|(key, answer)| (key.to_string(), answer.0))
+            .collect();
+        let (progress, _) = self.exchange(Some(request_state), responses).await?;
+        Ok(progress)
+    }
+
+    /// The flow so far as stable text for review (e.g. kept beside a test as a snapshot):
+    /// each round's instance, questions with their kind, the answers sent and the size of
+    /// the sealed `requestState`; no tokens, nonces or times, so it only changes when the
+    /// flow does.
+    ///
+    /// See [`Flow`] for an example; the README shows one for the deploy wizard.
+    pub fn transcript(&self) -> String {
+        let mut out = String::new();
+        for (index, round) in self.log.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "round {} @ {}: requestState {} bytes",
+                index + 1,
+                round.server,
+                round.token_len
+            );
+            for question in &round.questions {
+                let _ = writeln!(
+                    out,
+                    "  ? {} [{:?}] {}",
+                    question.key, question.kind, question.message
+                );
+            }
+            for (key, value) in &round.answers {
+                let _ = writeln!(out, "  ! {key} {value}");
+            }
+        }
+        if self.finished {
+            out.push_str("done\n");
+        }
+        out
+    }
+
+    async fn send(
+        &mut self,
+        state: Option<String>,
+        responses: InputResponses,
+    ) -> Result<Progress<M::Output>, Refused> {
+        let (progress, token) = self.exchange(state, responses).await?;
+        match &progress {
+            Progress::Asked(questions) => {
+                self.log.push(LoggedRound {
+                    server: self.harness.name.clone(),
+                    questions: questions.clone(),
+                    token_len: token.as_ref().map_or(0, String::len),
+                    answers: Vec::new(),
+                });
+                self.request_state = token;
+            }
+            Progress::Done(_) => self.finished = true,
+        }
+        Ok(progress)
+    }
+
+    async fn exchange(
+        &self,
+        state: Option<String>,
+        responses: InputResponses,
+    ) -> Result<(Progress<M::Output>, Option<String>), Refused> {
+        let responses = (!responses.is_empty()).then_some(responses);
+        match self
+            .harness
+            .request_explained(self.machine, self.arguments.clone(), state, responses)
+            .await?
+        {
+            Reply::Complete(output) => Ok((Progress::Done(output), None)),
+            Reply::InputRequired(result) => {
+                let questions = result
+                    .input_requests
+                    .iter()
+                    .flatten()
+                    .map(|(key, request)| Question::new(key.clone(), request))
+                    .collect();
+                Ok((Progress::Asked(questions), result.request_state))
+            }
+        }
     }
 }

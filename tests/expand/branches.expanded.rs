@@ -47,6 +47,40 @@ const _: () = {
                     11192638857499269601u64,
                 ))
         }
+        fn describe(
+            &self,
+        ) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
+            static DESCRIPTION: ::mrtr::__private::MachineDescription = ::mrtr::__private::MachineDescription::new(
+                "pick",
+                &[::mrtr::__private::Next::Suspension(0usize)],
+                &[
+                    ::mrtr::__private::SuspensionPoint::new(
+                        &[
+                            ::mrtr::__private::RequestSite::new(
+                                "ask_0",
+                                &[::mrtr::__private::InputKind::FormElicitation],
+                            ),
+                        ],
+                        &[],
+                        &[
+                            ::mrtr::__private::Next::Suspension(1usize),
+                            ::mrtr::__private::Next::Done,
+                        ],
+                    ),
+                    ::mrtr::__private::SuspensionPoint::new(
+                        &[
+                            ::mrtr::__private::RequestSite::new(
+                                "detail",
+                                &[::mrtr::__private::InputKind::FormElicitation],
+                            ),
+                        ],
+                        &[],
+                        &[::mrtr::__private::Next::Done],
+                    ),
+                ],
+            );
+            ::core::option::Option::Some(&DESCRIPTION)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,

@@ -43,6 +43,27 @@ const _: () = {
                     7120620927298835057u64,
                 ))
         }
+        fn describe(
+            &self,
+        ) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
+            static DESCRIPTION: ::mrtr::__private::MachineDescription = ::mrtr::__private::MachineDescription::new(
+                "greet",
+                &[::mrtr::__private::Next::Suspension(0usize)],
+                &[
+                    ::mrtr::__private::SuspensionPoint::new(
+                        &[
+                            ::mrtr::__private::RequestSite::new(
+                                "ask_0",
+                                &[::mrtr::__private::InputKind::FormElicitation],
+                            ),
+                        ],
+                        &[],
+                        &[::mrtr::__private::Next::Done],
+                    ),
+                ],
+            );
+            ::core::option::Option::Some(&DESCRIPTION)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,

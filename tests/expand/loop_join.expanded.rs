@@ -44,6 +44,66 @@ const _: () = {
                     17082248904457584344u64,
                 ))
         }
+        fn describe(
+            &self,
+        ) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
+            static DESCRIPTION: ::mrtr::__private::MachineDescription = ::mrtr::__private::MachineDescription::new(
+                "collect",
+                &[
+                    ::mrtr::__private::Next::Suspension(0usize),
+                    ::mrtr::__private::Next::Suspension(1usize),
+                ],
+                &[
+                    ::mrtr::__private::SuspensionPoint::new(
+                        &[
+                            ::mrtr::__private::RequestSite::new(
+                                "ask_0",
+                                &[::mrtr::__private::InputKind::FormElicitation],
+                            ),
+                        ],
+                        &[
+                            ::mrtr::__private::KeptLocal::new(
+                                "answers",
+                                ::core::option::Option::None,
+                                ::core::option::Option::None,
+                            ),
+                            ::mrtr::__private::KeptLocal::new(
+                                "",
+                                ::core::option::Option::None,
+                                ::core::option::Option::Some(
+                                    "the items left in `for i in 0..count`",
+                                ),
+                            ),
+                        ],
+                        &[
+                            ::mrtr::__private::Next::Suspension(0usize),
+                            ::mrtr::__private::Next::Suspension(1usize),
+                        ],
+                    ),
+                    ::mrtr::__private::SuspensionPoint::new(
+                        &[
+                            ::mrtr::__private::RequestSite::new(
+                                "sample_1",
+                                &[::mrtr::__private::InputKind::Sampling],
+                            ),
+                            ::mrtr::__private::RequestSite::new(
+                                "roots_2",
+                                &[::mrtr::__private::InputKind::Roots],
+                            ),
+                        ],
+                        &[
+                            ::mrtr::__private::KeptLocal::new(
+                                "answers",
+                                ::core::option::Option::None,
+                                ::core::option::Option::None,
+                            ),
+                        ],
+                        &[::mrtr::__private::Next::Done],
+                    ),
+                ],
+            );
+            ::core::option::Option::Some(&DESCRIPTION)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,

@@ -47,6 +47,51 @@ const _: () = {
                         ])
                 })
         }
+        fn describe(
+            &self,
+        ) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
+            static DESCRIPTION: ::mrtr::__private::MachineDescription = ::mrtr::__private::MachineDescription::new(
+                "review",
+                &[
+                    ::mrtr::__private::Next::Suspension(0usize),
+                    ::mrtr::__private::Next::Done,
+                ],
+                &[
+                    ::mrtr::__private::SuspensionPoint::new(
+                        &[
+                            ::mrtr::__private::RequestSite::new(
+                                "ask_0",
+                                &[::mrtr::__private::InputKind::FormElicitation],
+                            ),
+                        ],
+                        &[
+                            ::mrtr::__private::KeptLocal::new(
+                                "mode",
+                                ::core::option::Option::None,
+                                ::core::option::Option::None,
+                            ),
+                            ::mrtr::__private::KeptLocal::new(
+                                "kept",
+                                ::core::option::Option::None,
+                                ::core::option::Option::None,
+                            ),
+                            ::mrtr::__private::KeptLocal::new(
+                                "",
+                                ::core::option::Option::None,
+                                ::core::option::Option::Some(
+                                    "a copy of the items of `for (i, file) in files.iter().enumerate()`",
+                                ),
+                            ),
+                        ],
+                        &[
+                            ::mrtr::__private::Next::Suspension(0usize),
+                            ::mrtr::__private::Next::Done,
+                        ],
+                    ),
+                ],
+            );
+            ::core::option::Option::Some(&DESCRIPTION)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,

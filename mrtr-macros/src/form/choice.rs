@@ -4,7 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, Ident};
 
-use super::attrs::{Errors, doc_text, form_args, serde_attrs};
+use crate::internals::attr::{form_args, serde_attrs};
+use crate::internals::doc::doc_paragraphs;
+use crate::internals::errors::Errors;
 
 /// One option: the variant and what the client sees and sends.
 pub(crate) struct ChoiceModel {
@@ -74,7 +76,7 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
             continue;
         }
         let serde = serde_attrs(&variant.attrs);
-        let mut title = doc_text(&variant.attrs);
+        let mut title = doc_paragraphs(&variant.attrs);
         for arg in form_args(&variant.attrs, &mut errors) {
             if arg.key != "title" {
                 errors.at(

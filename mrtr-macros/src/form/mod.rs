@@ -1,8 +1,13 @@
 //! `#[derive(Form)]` and `#[derive(FormChoice)]`: parse the item, build and check a schema
 //! model, expand it. Each step is a plain function, unit-tested on token streams.
+//!
+//! | stage | `Form` | `FormChoice` |
+//! | --- | --- | --- |
+//! | read attributes | [`crate::internals::attr`] (`#[form(..)]`, `#[serde(..)]`, docs) | the same |
+//! | classify field types | [`types`] | — |
+//! | build and check the model | [`model`] | [`choice::choice_model`] |
+//! | generate | [`expand`] | [`choice::expand_choice`] |
 
-mod attrs;
-mod case;
 mod choice;
 mod expand;
 mod model;

@@ -3,8 +3,10 @@
 
 use syn::{Data, DeriveInput, Expr, ExprLit, ExprUnary, Fields, Ident, Lit, Type, UnOp};
 
-use super::attrs::{Errors, FormArg, doc_text, form_args, serde_attrs};
 use super::types::{FieldType, IntType, Scalar, classify, display};
+use crate::internals::attr::{FormArg, form_args, serde_attrs};
+use crate::internals::doc::doc_paragraphs;
+use crate::internals::errors::Errors;
 
 /// A whole form: the struct and its properties in declaration order.
 pub(crate) struct FormModel {
@@ -193,7 +195,7 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
             wire_name,
             &field_type,
             !(field_type.optional || serde.default || container.default),
-            doc_text(&field.attrs),
+            doc_paragraphs(&field.attrs),
             args,
             &mut errors,
         );

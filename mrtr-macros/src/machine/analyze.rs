@@ -1,10 +1,13 @@
-//! Liveness: which variables each block needs at its entry, and so which locals each
-//! resume point keeps in the sealed state.
+//! Stage 4, analysis: liveness — which variables each block needs at its entry, and so
+//! which locals each resume point keeps in the sealed state — and the checks that need it:
+//! locals a suspension cannot keep ([`check_stored`]), locals not assigned on every path
+//! ([`check_assigned`]) and jumps that would carry a shadowing binding ([`check_jumps`]).
+//! Code generation runs only when all of them pass.
 
 use std::collections::BTreeSet;
 
 use super::cfg::*;
-use super::errors::Errors;
+use crate::internals::errors::Errors;
 
 /// The result of the analysis.
 pub struct Liveness {
@@ -210,11 +213,10 @@ pub fn analyze(cfg: &Cfg) -> Liveness {
 /// Reports locals that hold a borrow across a suspension.
 pub fn check_stored(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: &mut Errors) {
     let mut reported = BTreeSet::new();
-    for (index, site) in cfg.sites.iter().enumerate() {
+    for site in &cfg.sites {
         if !reachable[site.resume] {
             continue;
         }
-        let _ = index;
         for var in liveness.stored(cfg, site) {
             let info = &cfg.vars[var];
             if info.shared && reported.insert(var) {
@@ -243,6 +245,99 @@ pub fn check_stored(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: 
                 error.combine(syn::Error::new(site.span, "the suspension is here"));
                 errors.push(error);
             }
+        }
+    }
+}
+
+/// Reports locals the code reads before they are assigned on every path: a local live at
+/// the entry that is neither an argument nor a `State<T>` parameter (`let x;` assigned in
+/// one branch only, then kept across a suspension) would have no value to start with.
+pub fn check_assigned(cfg: &Cfg, liveness: &Liveness, errors: &mut Errors) {
+    let entry = liveness.live_in.first().into_iter().flatten();
+    for var in entry {
+        if cfg.args.contains(var) || cfg.states.contains(var) {
+            continue;
+        }
+        let ident = &cfg.vars[*var].ident;
+        errors.at(
+            ident.span(),
+            format!(
+                "`{ident}` is needed after this point but may not be assigned on every path; \
+                 initialize it where it is declared (`let {ident} = ..;`)"
+            ),
+        );
+    }
+}
+
+/// Reports a `break`/`continue` inside kept-as-written code that rebinds a name the code
+/// after the jump still needs: the jump would carry the inner binding instead of the outer
+/// local. Visits code in the order the expansion emits it, so errors keep source order.
+pub fn check_jumps(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: &mut Errors) {
+    let check = |code: &Code, errors: &mut Errors| {
+        for jump in &code.jumps {
+            for var in &liveness.live_in[cfg.jumps[*jump].target] {
+                let info = &cfg.vars[*var];
+                let name = info.ident.to_string();
+                if !info.hidden && code.inner.contains(&name) {
+                    errors.at(
+                        info.ident.span(),
+                        format!(
+                            "`{name}` is rebound inside the statement this `break`/`continue` leaves, \
+                             but the code after it needs the outer `{name}`; rename the inner binding"
+                        ),
+                    );
+                }
+            }
+        }
+    };
+    let check_edge = |edge: &Edge, errors: &mut Errors| {
+        if let Edge::Inline { body, .. } = edge {
+            check(body, errors);
+        }
+    };
+    for (block_id, block) in cfg.blocks.iter().enumerate() {
+        if !reachable[block_id] {
+            continue;
+        }
+        for item in &block.items {
+            match item {
+                Item::Stmt(code) | Item::Assign { value: code, .. } => check(code, errors),
+                Item::Let { init, diverge, .. } => init
+                    .iter()
+                    .chain(diverge)
+                    .for_each(|code| check(code, errors)),
+            }
+        }
+        match &block.term {
+            Some(Term::If {
+                cond,
+                then_edge,
+                else_edge,
+                ..
+            }) => {
+                check(cond, errors);
+                check_edge(then_edge, errors);
+                check_edge(else_edge, errors);
+            }
+            Some(Term::Match { scrutinee, arms }) => {
+                check(scrutinee, errors);
+                for arm in arms {
+                    if let Some(guard) = &arm.guard {
+                        check(guard, errors);
+                    }
+                    check_edge(&arm.edge, errors);
+                }
+            }
+            Some(Term::Suspend(site)) => {
+                for request in &cfg.sites[*site].requests {
+                    check(&request.input, errors);
+                }
+            }
+            Some(Term::Return(code)) => check(code, errors),
+            Some(
+                Term::Goto(_) | Term::ForNext { .. } | Term::Advance { .. } | Term::Unreachable,
+            )
+            | None => {}
         }
     }
 }

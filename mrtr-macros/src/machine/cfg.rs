@@ -29,6 +29,12 @@ pub struct Var {
     /// A binding of a loop over borrowed items: never stored, re-derived from the loop's
     /// snapshot (index into [`Cfg::derived`]) at the start of every block that sees it.
     pub derived: Option<usize>,
+    /// The type written for it (`let x: T`, a parameter's type), for the machine's
+    /// description; `None` when rustc infers it.
+    pub declared: Option<TokenStream>,
+    /// What a hidden temporary holds, in words, for the machine's description (e.g. the
+    /// items a suspending `for` loop has left).
+    pub role: Option<String>,
 }
 
 /// One irrefutable part of a snapshot loop's pattern and the bindings it introduces.
@@ -61,6 +67,8 @@ pub struct Code {
     /// Variables a branch body assigns unconditionally at its top level (`x = ..;`): the
     /// branch initializes them, and does not read them unless `uses` says so.
     pub assigns: BTreeSet<VarId>,
+    /// Contains a `return` or `?` that may end the whole flow here.
+    pub exits: bool,
 }
 
 /// A straight-line piece of a block.

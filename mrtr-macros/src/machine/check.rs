@@ -5,10 +5,10 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{BinOp, Expr, Macro};
 
-use super::errors::Errors;
 use super::suspension::{
     SuspensionKind, parse_suspension, suspension_kind, tokens_mention_suspension,
 };
+use crate::internals::errors::Errors;
 
 /// Where the walk currently is, innermost last.
 #[derive(Clone, Copy)]

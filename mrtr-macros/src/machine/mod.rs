@@ -1,14 +1,25 @@
-//! `#[mrtr::tool]`, `#[mrtr::prompt]` and `#[mrtr::resource]`: parse → lower → analyze →
-//! expand, each an ordinary function over `proc_macro2` tokens.
+//! `#[mrtr::tool]`, `#[mrtr::prompt]` and `#[mrtr::resource]`: five stages, each an
+//! ordinary function over `proc_macro2` tokens, run in this order by [`expand_attribute`]:
+//!
+//! | stage | module | in → out | rejects |
+//! | --- | --- | --- | --- |
+//! | 1 | [`parse`] | attribute + `fn` item → [`parse::MachineFn`] | signatures a machine cannot have |
+//! | 2 | [`check`] | the body | suspensions where no resume point can exist |
+//! | 3 | [`lower`] | body → [`cfg::Cfg`] (blocks, suspension sites, variables) | constructs that cannot be split (borrowed loop items kept `mut`, ...) |
+//! | 4 | [`analyze`] | [`cfg::Cfg`] → [`analyze::Liveness`] | what a suspension cannot keep: borrows, `Rc`/`Arc` handles, locals not assigned on every path |
+//! | 5 | [`expand`] | all of the above → the unit struct, `Machine` impl, state enum, dispatch loop | nothing: by now the input is known to be good |
+//!
+//! [`cfg`] (the control-flow graph) and [`suspension`] (the syntax of `ask!`, `sample!`,
+//! `roots!`, `join!`) are the vocabulary the stages share; what `machine/` shares with
+//! `form/` lives in [`crate::internals`]. Every stage records its errors and goes on, so
+//! the author sees all problems of a stage at once; a stage only runs when the ones before
+//! it found nothing.
 
 pub mod analyze;
 pub mod cfg;
 pub mod check;
-pub mod errors;
 pub mod expand;
-pub mod fingerprint;
 pub mod lower;
-pub mod names;
 pub mod parse;
 pub mod suspension;
 
@@ -20,7 +31,9 @@ mod tests;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
-pub use parse::Kind;
+use crate::internals::attr::machine_args;
+use crate::internals::errors::{Errors, spanned};
+pub(crate) use parse::Kind;
 
 /// Expands one attribute use. Never panics: problems become spanned `compile_error!`s next
 /// to an inert stub of the item.
@@ -32,21 +45,21 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
                 "#[mrtr::{}] applies to a function, e.g. `async fn deploy(service: String) -> Result<String, ToolError> {{ .. }}`",
                 kind.as_str()
             );
-            let error = syn::Error::new(parse::spanned(&item), message).to_compile_error();
+            let error = syn::Error::new(spanned(&item), message).to_compile_error();
             return quote::quote!(#error #item);
         }
     };
-    let mut errors = errors::Errors::default();
+    let mut errors = Errors::default();
     if item_fn.sig.receiver().is_some() {
         // A method in an `impl` block: a struct cannot be emitted there, so keep the
         // method (with an inert body) and report only the real problem.
-        parse::parse_fn(kind, parse::Args::default(), item_fn.clone(), &mut errors);
+        parse::parse_fn(kind, Default::default(), item_fn.clone(), &mut errors);
         let mut method = item_fn;
         *method.block = syn::parse_quote!({ ::core::unreachable!() });
         let error = errors.finish().err().map(|e| e.to_compile_error());
         return quote::quote!(#error #method);
     }
-    let args = parse::parse_args(kind, attr, &mut errors);
+    let args = machine_args(kind, attr, &mut errors);
     let body_tokens = item_fn.block.to_token_stream();
     let function = parse::parse_fn(kind, args, item_fn, &mut errors);
     check::check_positions(&function.body, &mut errors);
@@ -55,11 +68,14 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
     }
     let cfg = lower::lower(&function, &mut errors);
     let liveness = analyze::analyze(&cfg);
-    analyze::check_stored(&cfg, &liveness, &cfg.reachable(), &mut errors);
+    let reachable = cfg.reachable();
+    analyze::check_stored(&cfg, &liveness, &reachable, &mut errors);
+    analyze::check_assigned(&cfg, &liveness, &mut errors);
+    analyze::check_jumps(&cfg, &liveness, &reachable, &mut errors);
     if !errors.is_empty() {
         return with_errors(&function, errors);
     }
-    let fingerprint = fingerprint::fingerprint(
+    let fingerprint = expand::fingerprint::fingerprint(
         kind.as_str(),
         &function.listed_name(),
         function.signature_tokens.clone(),
@@ -74,7 +90,7 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
     expand::expand(&function, &cfg, &liveness, fingerprint)
 }
 
-fn with_errors(function: &parse::MachineFn, errors: errors::Errors) -> TokenStream {
+fn with_errors(function: &parse::MachineFn, errors: Errors) -> TokenStream {
     let mut out = expand::expand_stub(function);
     if let Err(error) = errors.finish() {
         out.extend(error.to_compile_error());

@@ -1,51 +1,15 @@
-//! Parsing: attribute arguments and the function's signature.
+//! Stage 1, parsing: the function's signature and attributes become a [`MachineFn`]
+//! (the attribute's own arguments are read by [`crate::internals::attr::machine_args`]).
+//! Signatures a machine cannot have — generics, `self`, `impl Trait`, borrowed or
+//! in-process parameters — are rejected here, each with the rewrite.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::parse::Parser;
-use syn::punctuated::Punctuated;
-use syn::{
-    Attribute, FnArg, Ident, ItemFn, LitStr, Meta, Pat, ReturnType, Token, Type, Visibility,
-};
+use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type, Visibility};
 
-use super::errors::Errors;
-
-/// Which MCP method the function answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `#[mrtr::tool]`
-    Tool,
-    /// `#[mrtr::prompt]`
-    Prompt,
-    /// `#[mrtr::resource]`
-    Resource,
-}
-
-impl Kind {
-    /// The attribute's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Tool => "tool",
-            Kind::Prompt => "prompt",
-            Kind::Resource => "resource",
-        }
-    }
-}
-
-/// `name = "..."`, `compat = "..."`, `uri = "..."`, `mime_type = "..."`, `description = "..."`.
-#[derive(Debug, Default)]
-pub struct Args {
-    /// Listed name (default: the function name).
-    pub name: Option<LitStr>,
-    /// Author-declared layout-compatibility tag.
-    pub compat: Option<LitStr>,
-    /// Resource URI.
-    pub uri: Option<LitStr>,
-    /// Resource MIME type.
-    pub mime_type: Option<LitStr>,
-    /// Description overriding the doc comment.
-    pub description: Option<LitStr>,
-}
+pub(crate) use crate::internals::attr::{Kind, MachineArgs};
+use crate::internals::doc::doc_lines;
+use crate::internals::errors::{Errors, spanned};
 
 /// One argument of the machine (a function parameter other than the context).
 pub struct Param {
@@ -79,7 +43,7 @@ pub struct MachineFn {
     /// tool / prompt / resource.
     pub kind: Kind,
     /// Attribute arguments.
-    pub args: Args,
+    pub args: MachineArgs,
     /// `cfg` and lint-level attributes (docs are in `doc`).
     pub attrs: Vec<Attribute>,
     /// The function's visibility.
@@ -111,130 +75,6 @@ impl MachineFn {
             .map(LitStr::value)
             .unwrap_or_else(|| self.ident.to_string())
     }
-}
-
-/// Parses the attribute arguments.
-pub fn parse_args(kind: Kind, tokens: TokenStream, errors: &mut Errors) -> Args {
-    let mut args = Args::default();
-    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-        Ok(metas) => metas,
-        Err(error) => {
-            errors.push(error);
-            return args;
-        }
-    };
-    for meta in metas {
-        let Meta::NameValue(pair) = &meta else {
-            errors.at(
-                meta.path().span_or_call_site(),
-                format!(
-                    "expected `key = \"value\"` in #[mrtr::{}(..)]",
-                    kind.as_str()
-                ),
-            );
-            continue;
-        };
-        let key = pair
-            .path
-            .get_ident()
-            .map(Ident::to_string)
-            .unwrap_or_default();
-        let value = match &pair.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(lit),
-                ..
-            }) => lit.clone(),
-            other => {
-                errors.at(
-                    spanned(other),
-                    format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`"),
-                );
-                continue;
-            }
-        };
-        let slot = match (key.as_str(), kind) {
-            ("name", _) => &mut args.name,
-            ("compat", _) => &mut args.compat,
-            ("description", _) => &mut args.description,
-            ("uri", Kind::Resource) => &mut args.uri,
-            ("mime_type", Kind::Resource) => &mut args.mime_type,
-            _ => {
-                let allowed = match kind {
-                    Kind::Resource => "`uri`, `name`, `mime_type`, `description`, `compat`",
-                    _ => "`name`, `description`, `compat`",
-                };
-                errors.at(
-                    spanned(&pair.path),
-                    format!(
-                        "unknown argument `{key}` for #[mrtr::{}]; expected one of {allowed}",
-                        kind.as_str()
-                    ),
-                );
-                continue;
-            }
-        };
-        if slot.is_some() {
-            errors.at(spanned(&pair.path), format!("`{key}` is given twice"));
-        }
-        *slot = Some(value);
-    }
-    if kind == Kind::Resource && args.uri.is_none() {
-        errors.at(
-            Span::call_site(),
-            "#[mrtr::resource] needs the resource's URI: #[mrtr::resource(uri = \"app://...\")]",
-        );
-    }
-    args
-}
-
-trait SpanOrCallSite {
-    fn span_or_call_site(&self) -> Span;
-}
-
-impl SpanOrCallSite for syn::Path {
-    fn span_or_call_site(&self) -> Span {
-        spanned(self)
-    }
-}
-
-/// The span of a syntax node (its first token's span joined with the last when possible).
-pub fn spanned(node: &impl ToTokens) -> Span {
-    let mut tokens = node.to_token_stream().into_iter();
-    let Some(first) = tokens.next() else {
-        return Span::call_site();
-    };
-    let first_span = first.span();
-    match tokens.last() {
-        Some(last) => first_span.join(last.span()).unwrap_or(first_span),
-        None => first_span,
-    }
-}
-
-/// Doc comment text of `attrs`, lines joined.
-pub fn doc_text(attrs: &[Attribute]) -> String {
-    let mut lines = Vec::new();
-    for attr in attrs {
-        if !attr.path().is_ident("doc") {
-            continue;
-        }
-        if let Meta::NameValue(pair) = &attr.meta
-            && let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(lit),
-                ..
-            }) = &pair.value
-        {
-            {
-                let line = lit.value();
-                lines.push(
-                    line.strip_prefix(' ')
-                        .unwrap_or(&line)
-                        .trim_end()
-                        .to_string(),
-                );
-            }
-        }
-    }
-    lines.join("\n").trim().to_string()
 }
 
 /// `T` when `ty` is `State<T>` (any path ending in `State` with one type argument).
@@ -298,7 +138,7 @@ fn is_request_cx(ty: &Type) -> bool {
 
 /// Parses the function. Problems are recorded in `errors`; the result is still usable
 /// for an inert stub.
-pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> MachineFn {
+pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors) -> MachineFn {
     let sig = &item.sig;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.at(
@@ -429,7 +269,7 @@ pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> Ma
             ident: pat.ident.clone(),
             mutable: pat.mutability.is_some(),
             ty: (*typed.ty).clone(),
-            doc: doc_text(&typed.attrs),
+            doc: doc_lines(&typed.attrs),
             forwarded,
         });
     }
@@ -478,7 +318,7 @@ pub fn parse_fn(kind: Kind, args: Args, item: ItemFn, errors: &mut Errors) -> Ma
     }
     let doc = match &args.description {
         Some(description) => description.value(),
-        None => doc_text(&item.attrs),
+        None => doc_lines(&item.attrs),
     };
     MachineFn {
         kind,

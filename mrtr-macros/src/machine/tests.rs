@@ -2,11 +2,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::*;
+use crate::internals::errors::Errors;
 
 fn lower_tool(body: TokenStream) -> (cfg::Cfg, analyze::Liveness) {
     let item: syn::ItemFn = syn::parse2(quote!(async fn t(n: u32) -> String #body)).unwrap();
-    let mut errors = errors::Errors::default();
-    let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+    let mut errors = Errors::default();
+    let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
     check::check_positions(&function.body, &mut errors);
     let cfg = lower::lower(&function, &mut errors);
     assert!(errors.finish().is_ok());
@@ -304,17 +305,17 @@ fn arguments_are_rebound_not_stored_unless_mutable() {
         }
     ))
     .unwrap();
-    let mut errors = errors::Errors::default();
-    let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+    let mut errors = Errors::default();
+    let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
     let cfg = lower::lower(&function, &mut errors);
     let liveness = analyze::analyze(&cfg);
     assert_eq!(stored_names(&cfg, &liveness, 0), ["n"]);
 }
 
 #[test]
-fn parse_args_reports_every_problem_at_once() {
-    let mut errors = errors::Errors::default();
-    let args = parse::parse_args(
+fn machine_args_report_every_problem_at_once() {
+    let mut errors = Errors::default();
+    let args = crate::internals::attr::machine_args(
         Kind::Tool,
         quote!(nmae = "x", compat = 3, name = "ok"),
         &mut errors,
@@ -330,8 +331,8 @@ fn parse_args_reports_every_problem_at_once() {
         message.contains("`compat` takes a string literal"),
         "{message}"
     );
-    let mut errors = errors::Errors::default();
-    parse::parse_args(Kind::Resource, TokenStream::new(), &mut errors);
+    let mut errors = Errors::default();
+    crate::internals::attr::machine_args(Kind::Resource, TokenStream::new(), &mut errors);
     assert!(errors.finish().is_err(), "a resource needs a uri");
 }
 
@@ -345,7 +346,7 @@ fn position_check_names_the_construct() {
         }
     }))
     .unwrap();
-    let mut errors = errors::Errors::default();
+    let mut errors = Errors::default();
     check::check_positions(&body, &mut errors);
     let message = errors
         .finish()
@@ -481,8 +482,8 @@ fn mutable_items_and_mut_snapshot_bindings_are_refused_at_their_tokens() {
         ),
     ] {
         let item: syn::ItemFn = syn::parse2(quote!(async fn t() -> String #body)).unwrap();
-        let mut errors = errors::Errors::default();
-        let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+        let mut errors = Errors::default();
+        let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
         let _ = lower::lower(&function, &mut errors);
         let error = errors.finish().unwrap_err().to_string();
         assert!(error.contains(expected), "{error}");
@@ -498,8 +499,8 @@ fn state_parameters_are_rebound_every_round_not_stored_or_listed() {
         }
     ))
     .unwrap();
-    let mut errors = errors::Errors::default();
-    let function = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+    let mut errors = Errors::default();
+    let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
     assert!(errors.finish().is_ok());
     assert_eq!(function.params.len(), 1, "only `n` is an argument");
     let states: Vec<(String, bool)> = function
@@ -508,7 +509,7 @@ fn state_parameters_are_rebound_every_round_not_stored_or_listed() {
         .map(|state| (state.ident.to_string(), state.destructured))
         .collect();
     assert_eq!(states, [("pool".into(), false), ("cfg".into(), true)]);
-    let mut errors = errors::Errors::default();
+    let mut errors = Errors::default();
     let cfg = lower::lower(&function, &mut errors);
     let liveness = analyze::analyze(&cfg);
     assert!(stored_names(&cfg, &liveness, 0).is_empty());
@@ -522,8 +523,8 @@ fn parameters_that_cannot_be_arguments_point_to_app_state() {
         }
     ))
     .unwrap();
-    let mut errors = errors::Errors::default();
-    let _ = parse::parse_fn(Kind::Tool, parse::Args::default(), item, &mut errors);
+    let mut errors = Errors::default();
+    let _ = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
     let messages: Vec<String> = errors
         .finish()
         .unwrap_err()
@@ -544,4 +545,71 @@ fn string_literals_are_collected_sorted_from_everywhere_in_the_body() {
         vec!["prod", "b"]
     }));
     assert_eq!(literals, ["b", "dev", "prod", "raw", "{}"]);
+}
+
+#[test]
+fn analysis_reports_a_local_read_before_any_assignment() {
+    // Lowering always declares a local before reading it, so this graph is built by hand:
+    // one block that returns `x`, which nothing assigned.
+    let x: syn::Ident = syn::parse_quote!(x);
+    let cfg = cfg::Cfg {
+        vars: vec![cfg::Var {
+            ident: x,
+            hidden: false,
+            arg: false,
+            borrowed: false,
+            shared: false,
+            derived: None,
+            declared: None,
+            role: None,
+        }],
+        blocks: vec![cfg::Block {
+            scope: vec![("x".into(), 0)],
+            items: Vec::new(),
+            term: Some(cfg::Term::Return(cfg::Code {
+                tokens: quote!(x),
+                uses: [0].into(),
+                ..Default::default()
+            })),
+        }],
+        ..Default::default()
+    };
+    let liveness = analyze::analyze(&cfg);
+    let mut errors = Errors::default();
+    analyze::check_assigned(&cfg, &liveness, &mut errors);
+    let message = errors.finish().unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "`x` is needed after this point but may not be assigned on every path; \
+         initialize it where it is declared (`let x = ..;`)"
+    );
+
+    // An argument is assigned by the request: nothing to report.
+    let mut with_arg = cfg.clone();
+    with_arg.args.push(0);
+    let mut errors = Errors::default();
+    analyze::check_assigned(&with_arg, &analyze::analyze(&with_arg), &mut errors);
+    assert!(errors.is_empty());
+}
+
+#[test]
+fn analysis_reports_a_jump_that_would_carry_a_shadowing_binding() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let x = String::from("outer");
+        loop {
+            let answer = ask!(text("Again?")).ok().unwrap_or_default();
+            if let Some(x) = answer.strip_prefix("stop:") {
+                let _ = x;
+                break;
+            }
+        }
+        x
+    }));
+    let mut errors = Errors::default();
+    analyze::check_jumps(&cfg, &liveness, &cfg.reachable(), &mut errors);
+    let message = errors.finish().unwrap_err().to_string();
+    assert!(
+        message.starts_with("`x` is rebound inside the statement"),
+        "{message}"
+    );
 }

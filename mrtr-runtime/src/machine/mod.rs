@@ -17,6 +17,7 @@
 mod answers;
 mod app_state;
 mod as_json;
+mod describe;
 mod dsl;
 pub mod input;
 mod iter;
@@ -39,6 +40,7 @@ use serde::{Deserialize, Serialize};
 pub use answers::{AnswerError, AnswerProblem, Answers};
 pub use app_state::{AppStates, State, StateRequirement};
 pub use as_json::AsJson;
+pub use describe::{KeptLocal, MachineDescription, Next, RequestSite, SuspensionPoint};
 pub use input::Input;
 pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use kind::InputKind;
@@ -105,6 +107,27 @@ pub trait Machine: Send + Sync + 'static {
     /// Runs from the start (no resume) or from the resume point in the state, to the next
     /// suspension or the end.
     fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, Self::Output>;
+
+    /// Every suspension point — its keys, input kinds and the locals it seals into
+    /// `requestState` — and how the rounds follow each other. `#[mrtr::tool]`,
+    /// `#[mrtr::prompt]` and `#[mrtr::resource]` generate it from their own analysis; a
+    /// hand-written machine has none unless it provides one.
+    ///
+    /// ```
+    /// use mrtr_runtime::machine::{Machine, MachineDescriptor, Run, StepFuture};
+    ///
+    /// struct Plain(MachineDescriptor);
+    /// impl Machine for Plain {
+    ///     type Output = String;
+    ///     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    ///     fn step<'a>(&'a self, _: Run<'a>) -> StepFuture<'a, String> { unimplemented!() }
+    /// }
+    /// let tool = rmcp::model::Tool::new("plain", "Plain", serde_json::Map::new());
+    /// assert!(Plain(MachineDescriptor::tool(tool, [], 1)).describe().is_none());
+    /// ```
+    fn describe(&self) -> Option<&MachineDescription> {
+        None
+    }
 }
 
 /// Which MCP method a machine answers; only these three may return `input_required`.

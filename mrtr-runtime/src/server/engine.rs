@@ -103,6 +103,16 @@ impl Engine {
         machine: &M,
         incoming: Incoming<'_>,
     ) -> Result<Answer<M::Output>, ErrorData> {
+        self.serve_explained(machine, incoming).await.0
+    }
+
+    /// [`Self::serve`], also returning why a `requestState` was refused or set aside (the
+    /// `rejection` code the `mrtr.round` span records), for the test kit.
+    pub(crate) async fn serve_explained<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        incoming: Incoming<'_>,
+    ) -> (Result<Answer<M::Output>, ErrorData>, Option<&'static str>) {
         let descriptor = machine.descriptor();
         let span = tracing::info_span!(
             "mrtr.round",
@@ -114,15 +124,26 @@ impl Engine {
             outcome = tracing::field::Empty,
             rejection = tracing::field::Empty,
         );
-        self.serve_in_span(machine, incoming).instrument(span).await
+        let mut rejection = None;
+        let result = self
+            .serve_in_span(machine, incoming, &mut rejection)
+            .instrument(span)
+            .await;
+        (result, rejection)
     }
 
     async fn serve_in_span<M: Machine + ?Sized>(
         &self,
         machine: &M,
         incoming: Incoming<'_>,
+        rejection_seen: &mut Option<&'static str>,
     ) -> Result<Answer<M::Output>, ErrorData> {
         let span = tracing::Span::current();
+        // Every rejection code goes to the span (the server log) and to the caller.
+        let mut reject = |reason: &'static str| {
+            span.record("rejection", reason);
+            *rejection_seen = Some(reason);
+        };
         let descriptor = machine.descriptor();
         let binding = Binding::new(
             &self.audience,
@@ -141,14 +162,14 @@ impl Engine {
             let envelope = match self.sealer.open(token, &binding) {
                 Ok(envelope) => envelope,
                 Err(rejection) => {
-                    span.record("rejection", rejection.reason());
+                    reject(rejection.reason());
                     span.record("outcome", "rejected");
                     tracing::warn!(%rejection, "requestState rejected");
                     return Err(errors::rejected_state());
                 }
             };
             if let Err(stale) = envelope.check_fingerprint(descriptor.fingerprint) {
-                span.record("rejection", stale.reason());
+                reject(stale.reason());
                 match self.stale_state {
                     StaleStatePolicy::Reject => {
                         span.record("outcome", "rejected");
@@ -166,7 +187,7 @@ impl Engine {
             } else {
                 let (requests, recipes, state) =
                     decode_payload(&envelope.payload).map_err(|reason| {
-                        span.record("rejection", "undecodable_pending_request");
+                        reject("undecodable_pending_request");
                         tracing::warn!(%reason, "requestState rejected");
                         errors::rejected_state()
                     })?;
@@ -258,7 +279,7 @@ impl Engine {
                 }
                 Err(StepError::StateMismatch(detail)) => {
                     span.record("outcome", "rejected");
-                    span.record("rejection", "undecodable_state");
+                    reject("undecodable_state");
                     tracing::warn!(%detail, "authentic requestState does not decode as this machine's state");
                     return Err(errors::rejected_state());
                 }

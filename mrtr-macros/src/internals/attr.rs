@@ -1,77 +1,133 @@
-//! Reading the attributes a form cares about: doc comments, `#[form(...)]`, and the serde
-//! attributes that change property names or which fields are required.
+//! Every attribute the macros read, in one place: the arguments of `#[mrtr::tool(..)]`,
+//! `#[mrtr::prompt(..)]` and `#[mrtr::resource(..)]`; `#[form(..)]` on form fields and choice
+//! variants; and the serde attributes that change property names or which fields are
+//! required. A new option (for every macro or one of them) is added here.
+//!
+//! Unknown keys, repeated keys and values of the wrong shape are spanned errors recorded in
+//! [`Errors`]; serde's own attributes are read leniently and left for serde to judge.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Token};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
 use super::case::RenameRule;
+use super::errors::{Errors, spanned};
 
-/// Collects every error so a single expansion reports all of them.
-#[derive(Default)]
-pub(crate) struct Errors(Option<syn::Error>);
+/// Which attribute macro is being expanded: decides the MCP method and which arguments
+/// it accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `#[mrtr::tool]`
+    Tool,
+    /// `#[mrtr::prompt]`
+    Prompt,
+    /// `#[mrtr::resource]`
+    Resource,
+}
 
-impl Errors {
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(all) => all.combine(error),
-            None => self.0 = Some(error),
+impl Kind {
+    /// The attribute's name.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
         }
-    }
-
-    pub(crate) fn at(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.push(syn::Error::new(span, message));
-    }
-
-    /// An error covering all of `tokens` (a whole type or expression, not just its first token).
-    pub(crate) fn spanned(
-        &mut self,
-        tokens: impl quote::ToTokens,
-        message: impl std::fmt::Display,
-    ) {
-        self.push(syn::Error::new_spanned(tokens, message));
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_none()
-    }
-
-    pub(crate) fn into_error(self) -> Option<syn::Error> {
-        self.0
     }
 }
 
-/// The text of `///` comments: lines of a paragraph joined by spaces, paragraphs by a blank line.
-pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<String> {
-    let mut lines = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-        if let syn::Meta::NameValue(nv) = &attr.meta
-            && let Expr::Lit(ExprLit {
-                lit: Lit::Str(text),
+/// The arguments of `#[mrtr::tool(..)]` and its siblings: `name = "..."`,
+/// `compat = "..."`, `description = "..."`, and for resources `uri = "..."` and
+/// `mime_type = "..."`.
+#[derive(Debug, Default)]
+pub(crate) struct MachineArgs {
+    /// Listed name (default: the function name).
+    pub(crate) name: Option<LitStr>,
+    /// Author-declared layout-compatibility tag.
+    pub(crate) compat: Option<LitStr>,
+    /// Resource URI.
+    pub(crate) uri: Option<LitStr>,
+    /// Resource MIME type.
+    pub(crate) mime_type: Option<LitStr>,
+    /// Description overriding the doc comment.
+    pub(crate) description: Option<LitStr>,
+}
+
+/// Parses the arguments of a `#[mrtr::<kind>(..)]` attribute. Problems are recorded in
+/// `errors`; the arguments that did parse are returned either way.
+pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors) -> MachineArgs {
+    let mut args = MachineArgs::default();
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(metas) => metas,
+        Err(error) => {
+            errors.push(error);
+            return args;
+        }
+    };
+    for meta in metas {
+        let Meta::NameValue(pair) = &meta else {
+            errors.at(
+                spanned(meta.path()),
+                format!(
+                    "expected `key = \"value\"` in #[mrtr::{}(..)]",
+                    kind.as_str()
+                ),
+            );
+            continue;
+        };
+        let key = pair
+            .path
+            .get_ident()
+            .map(Ident::to_string)
+            .unwrap_or_default();
+        let value = match &pair.value {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
                 ..
-            }) = &nv.value
-        {
-            lines.extend(text.value().split('\n').map(|l| l.trim().to_owned()));
-        }
-    }
-    let mut paragraphs: Vec<String> = Vec::new();
-    let mut current = String::new();
-    for line in lines {
-        if line.is_empty() {
-            if !current.is_empty() {
-                paragraphs.push(std::mem::take(&mut current));
+            }) => lit.clone(),
+            other => {
+                errors.at(
+                    spanned(other),
+                    format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`"),
+                );
+                continue;
             }
-        } else {
-            if !current.is_empty() {
-                current.push(' ');
+        };
+        let slot = match (key.as_str(), kind) {
+            ("name", _) => &mut args.name,
+            ("compat", _) => &mut args.compat,
+            ("description", _) => &mut args.description,
+            ("uri", Kind::Resource) => &mut args.uri,
+            ("mime_type", Kind::Resource) => &mut args.mime_type,
+            _ => {
+                let allowed = match kind {
+                    Kind::Resource => "`uri`, `name`, `mime_type`, `description`, `compat`",
+                    _ => "`name`, `description`, `compat`",
+                };
+                errors.at(
+                    spanned(&pair.path),
+                    format!(
+                        "unknown argument `{key}` for #[mrtr::{}]; expected one of {allowed}",
+                        kind.as_str()
+                    ),
+                );
+                continue;
             }
-            current.push_str(&line);
+        };
+        if slot.is_some() {
+            errors.at(spanned(&pair.path), format!("`{key}` is given twice"));
         }
+        *slot = Some(value);
     }
-    if !current.is_empty() {
-        paragraphs.push(current);
+    if kind == Kind::Resource && args.uri.is_none() {
+        errors.at(
+            Span::call_site(),
+            "#[mrtr::resource] needs the resource's URI: #[mrtr::resource(uri = \"app://...\")]",
+        );
     }
-    (!paragraphs.is_empty()).then(|| paragraphs.join("\n\n"))
+    args
 }
 
 /// One `key = value` inside `#[form(...)]`.
@@ -191,15 +247,47 @@ mod tests {
     use syn::parse_quote;
 
     #[test]
-    fn doc_text_joins_lines_and_keeps_paragraphs() {
-        let attrs: Vec<Attribute> = vec![
-            parse_quote!(#[doc = " Apply the plan"]),
-            parse_quote!(#[doc = " now?"]),
-            parse_quote!(#[doc = ""]),
-            parse_quote!(#[doc = " Second."]),
-        ];
-        assert_eq!(doc_text(&attrs).unwrap(), "Apply the plan now?\n\nSecond.");
-        assert_eq!(doc_text(&[]), None);
+    fn machine_args_report_every_problem_at_once() {
+        let mut errors = Errors::default();
+        let args = machine_args(
+            Kind::Tool,
+            quote::quote!(name = "x", uri = "a://b", compat = 3, flag, name = "y"),
+            &mut errors,
+        );
+        assert_eq!(args.name.unwrap().value(), "y");
+        let messages: Vec<String> = errors
+            .into_error()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`",
+                "`compat` takes a string literal, e.g. `compat = \"...\"`",
+                "expected `key = \"value\"` in #[mrtr::tool(..)]",
+                "`name` is given twice",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_resource_needs_its_uri() {
+        let mut errors = Errors::default();
+        let args = machine_args(
+            Kind::Resource,
+            quote::quote!(mime_type = "text/plain"),
+            &mut errors,
+        );
+        assert_eq!(args.mime_type.unwrap().value(), "text/plain");
+        assert!(
+            errors
+                .into_error()
+                .unwrap()
+                .to_string()
+                .contains("needs the resource's URI")
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Code generation: the unit struct, its arguments type, the state enum (one variant per
-//! resume point, generic so rustc infers the locals' types), and the dispatch loop.
+//! Stage 5, code generation: the unit struct, its arguments type, the state enum (one
+//! variant per resume point, generic so rustc infers the locals' types), and the dispatch
+//! loop. Every check ran in the stages before; this one only writes tokens.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -7,10 +8,13 @@ use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Ident;
 
-use super::analyze::Liveness;
-use super::cfg::*;
-use super::parse::{Kind, MachineFn};
-use super::suspension::KindHint;
+use crate::machine::analyze::Liveness;
+use crate::machine::cfg::*;
+use crate::machine::parse::{Kind, MachineFn};
+use crate::machine::suspension::KindHint;
+
+pub mod describe;
+pub mod fingerprint;
 
 fn field(var: VarId) -> Ident {
     format_ident!("v{}", var)
@@ -39,8 +43,6 @@ fn dispatch_label() -> syn::Lifetime {
 struct Gen<'a> {
     cfg: &'a Cfg,
     liveness: &'a Liveness,
-    /// `compile_error!`s found while generating, emitted at the top of the body.
-    errors: std::cell::RefCell<TokenStream>,
 }
 
 /// What names mean while generating one block.
@@ -55,10 +57,12 @@ impl Gen<'_> {
         match access.idents.get(&var) {
             Some(ident) => quote!(#ident),
             None => {
+                // `analyze::check_assigned` rejects every body where this could happen; if
+                // it ever does, say so instead of generating code that reads nothing.
                 let ident = &self.cfg.vars[var].ident;
                 let message = format!(
-                    "`{ident}` is needed after this point but may not be assigned on every path; \
-                     initialize it where it is declared (`let {ident} = ..;`)"
+                    "internal error in mrtr's macro: `{ident}` has no value at this point of the \
+                     generated code; please report this function"
                 );
                 quote_spanned!(ident.span()=> ::core::compile_error!(#message))
             }
@@ -137,27 +141,8 @@ impl Gen<'_> {
     }
 
     fn code(&self, code: &Code, access: &Access) -> TokenStream {
-        let tokens = self.jumps(code.tokens.clone(), access);
-        // A `break`/`continue` inside code that rebinds a name would carry the inner
-        // binding instead of the outer local: refuse instead of resuming with it.
-        let mut errors = TokenStream::new();
-        for jump in &code.jumps {
-            for var in &self.liveness.live_in[self.cfg.jumps[*jump].target] {
-                let info = &self.cfg.vars[*var];
-                let name = info.ident.to_string();
-                if !info.hidden && code.inner.contains(&name) {
-                    let message = format!(
-                        "`{name}` is rebound inside the statement this `break`/`continue` leaves, \
-                         but the code after it needs the outer `{name}`; rename the inner binding"
-                    );
-                    errors.extend(
-                        quote_spanned!(info.ident.span()=> ::core::compile_error!(#message);),
-                    );
-                }
-            }
-        }
-        self.errors.borrow_mut().extend(errors);
-        tokens
+        // A jump that would carry a shadowing binding was refused by `analyze::check_jumps`.
+        self.jumps(code.tokens.clone(), access)
     }
 
     fn edge(&self, edge: &Edge, binds: &[VarId], access: &Access) -> TokenStream {
@@ -683,11 +668,7 @@ pub fn expand(
     liveness: &Liveness,
     fingerprint: u64,
 ) -> TokenStream {
-    let generator = Gen {
-        cfg,
-        liveness,
-        errors: Default::default(),
-    };
+    let generator = Gen { cfg, liveness };
     let reachable = cfg.reachable();
     let name = &function.ident;
     let output = output_type(function.kind);
@@ -814,7 +795,6 @@ pub fn expand(
         .filter(|block| reachable[*block])
         .map(|block| generator.block(block))
         .collect();
-    let late_errors = generator.errors.take();
     let literals = string_literals(function.body.to_token_stream());
     let items = &cfg.items;
     let convert = match function.kind {
@@ -833,6 +813,7 @@ pub fn expand(
         }
     };
     let descriptor = descriptor(function, &kinds, fingerprint);
+    let description = describe::description(cfg, liveness, &reachable, &function.listed_name());
     let requirements = function.states.iter().map(|state| {
         let inner = &state.inner;
         quote!(::mrtr::__private::StateRequirement::of::<#inner>())
@@ -871,6 +852,11 @@ pub fn expand(
                     DESCRIPTOR.get_or_init(|| #descriptor)
                 }
 
+                fn describe(&self) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
+                    static DESCRIPTION: ::mrtr::__private::MachineDescription = #description;
+                    ::core::option::Option::Some(&DESCRIPTION)
+                }
+
                 fn step<'a>(
                     &'a self,
                     run: ::mrtr::__private::Run<'a>,
@@ -897,7 +883,6 @@ pub fn expand(
             async fn __mrtr_run(
                 #input: ::mrtr::__private::Run<'_>,
             ) -> ::core::result::Result<::mrtr::__private::Step<#ret>, ::mrtr::__private::StepError> {
-                #late_errors
                 #(#items)*
 
                 // The only `&'static str` values a state may hold (see `decode_state`).

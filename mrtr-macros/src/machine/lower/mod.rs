@@ -1,6 +1,38 @@
-//! Lowering: the body becomes a [`Cfg`]. Only statements that contain a suspension are
-//! split into blocks; everything else is kept as written (with `?`, `return`, `break` and
-//! `continue` redirected), so rustc checks the user's code as they wrote it.
+//! Stage 3, lowering: the body becomes a [`Cfg`]. Only statements that contain a suspension
+//! are split into blocks; everything else is kept as written (with `?`, `return`, `break`
+//! and `continue` redirected), so rustc checks the user's code as they wrote it.
+//!
+//! For
+//!
+//! ```ignore
+//! let env = ask!(choice("Where?", ["staging", "prod"])).accepted()?;
+//! if env == "prod" {
+//!     ask!(confirm("Sure?")).accepted()?;
+//! }
+//! Ok(env)
+//! ```
+//!
+//! lowering makes five blocks: B0 builds the first input and ends in `Term::Suspend(0)`;
+//! B1 (its resume block) binds `env` from the answer and branches (`Term::If`); the `then`
+//! block suspends again (`Term::Suspend(1)`), whose resume block goes to the join block,
+//! which returns `Ok(env)` (`Term::Return`). Each `let`, assignment and kept statement is an
+//! [`Item`] of its block; every name the user can write is a [`Var`] resolved through the
+//! lexical scopes at the point it is written, so shadowing and nested blocks mean what rustc
+//! would make them mean.
+//!
+//! What lowering decides, and where:
+//! - which expressions to split: [`Lowerer::lower_value`] for a value with a destination,
+//!   [`Lowerer::hoist`] for a suspension inside a larger expression (after a pure prefix);
+//! - control flow: `if`/`match`/loops in [`Lowerer::lower_control`], each branch through
+//!   [`Lowerer::branch`], which keeps a branch without suspensions inline ([`Edge::Inline`]);
+//! - `for` loops: over owned items the iterator is stored ([`Lowerer::lower_owned_loop`]),
+//!   over borrowed items a snapshot is stored and the bindings are derived again after every
+//!   suspension ([`Lowerer::lower_snapshot_loop`]);
+//! - what a local is: borrowed, a shared `Rc`/`Arc` handle, or derived — facts analysis
+//!   uses to refuse keeping it (stage 4).
+//!
+//! Constructs that cannot be split are refused here with a spanned error; positions where no
+//! resume point can exist were refused before, by the position check (stage 2).
 
 use std::collections::BTreeSet;
 
@@ -12,16 +44,23 @@ use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Pat, Stmt, Token};
 
-use super::cfg::*;
-use super::errors::Errors;
-use super::names::{Mentions, collect_let_bindings, mentioned, pattern_bindings};
-use super::parse::MachineFn;
-use super::suspension::{SuspensionKind, parse_suspension, suspension_kind};
+use crate::internals::errors::Errors;
+use crate::machine::cfg::*;
+use crate::machine::parse::MachineFn;
+use crate::machine::suspension::{SuspensionKind, parse_suspension, suspension_kind};
+use names::{Mentions, collect_let_bindings, mentioned, pattern_bindings};
 
+pub mod names;
+
+/// A loop being lowered, for the `break`/`continue` inside it.
 struct LoopCx {
+    /// Its label without the `'`, if any.
     label: Option<String>,
+    /// Where `continue` goes: the block that takes the next item or tests the condition.
     header: BlockId,
+    /// Where `break` goes.
     exit: BlockId,
+    /// The temporary a `break value` delivers to (a `loop` used as a value).
     result: Option<VarId>,
 }
 
@@ -36,6 +75,8 @@ pub fn contains_suspension(visit_node: impl FnOnce(&mut Finder)) -> bool {
 /// Looks for suspension macros.
 pub struct Finder(bool);
 
+// Closures, async blocks and items are their own bodies: a suspension there is refused by
+// the position check, never lowered.
 impl<'ast> Visit<'ast> for Finder {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         if suspension_kind(mac).is_some() {
@@ -47,14 +88,17 @@ impl<'ast> Visit<'ast> for Finder {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// Whether an expression contains a suspension lowering must split.
 fn expr_has(expr: &Expr) -> bool {
     contains_suspension(|finder| finder.visit_expr(expr))
 }
 
+/// Whether a block contains a suspension lowering must split.
 fn block_has(block: &syn::Block) -> bool {
     contains_suspension(|finder| finder.visit_block(block))
 }
 
+/// Whether a statement contains a suspension lowering must split.
 fn stmt_has(stmt: &Stmt) -> bool {
     contains_suspension(|finder| finder.visit_stmt(stmt))
 }
@@ -81,6 +125,7 @@ fn is_pure(expr: &Expr) -> bool {
     }
 }
 
+/// `+=` and its siblings: they write, so an expression using one is not pure.
 fn is_compound_assignment(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
@@ -135,6 +180,8 @@ enum Items {
     Mutable(Span),
 }
 
+/// Classifies a `for` loop's iterable by its syntax: `&v`/`.iter()`-like methods borrow,
+/// `&mut v`/`.iter_mut()`-like ones borrow mutably, anything else is taken as owned.
 fn loop_items(expr: &Expr) -> Items {
     match expr {
         Expr::Reference(reference) => match reference.mutability {
@@ -299,6 +346,7 @@ fn borrows(init: &Expr) -> bool {
     }
 }
 
+/// `Rc` or `Arc`: the path segment of a shared-ownership constructor or type.
 fn is_shared_name(ident: &Ident) -> bool {
     ident == "Rc" || ident == "Arc"
 }
@@ -376,18 +424,28 @@ fn diverges(stmt: &Stmt) -> bool {
     }
 }
 
-/// Redirects `?`, `return`, `break` and `continue` in kept-as-written code.
+/// Redirects `?`, `return`, `break` and `continue` in kept-as-written code: inside the
+/// dispatch loop they would leave the wrong loop or return the wrong type, so a `break` or
+/// `continue` to a lowered loop becomes a `__mrtr_jump!(id ..)` marker (turned into a
+/// transition by code generation) and `?`/`return` go through the runtime's `Branch`.
 struct Redirect<'l> {
+    /// The lowered loops around the code, innermost last.
     loops: &'l [LoopCx],
     /// Labels of loops inside the code (`None` for unlabeled ones).
     inner_loops: Vec<Option<String>>,
     /// Labels of labeled blocks inside the code.
     inner_blocks: Vec<String>,
+    /// The graph's jump table, which new markers are added to.
     jumps: &'l mut Vec<Jump>,
+    /// The jumps this code created (recorded in its [`Code::jumps`]).
     created: Vec<usize>,
+    /// A `return` or `?` was redirected: the code may end the flow ([`Code::exits`]).
+    exits: bool,
 }
 
 impl Redirect<'_> {
+    /// The lowered loop a `break`/`continue` with `label` leaves; `None` when it targets a
+    /// loop or labeled block inside the kept code, which stays as written.
     fn target(&self, label: Option<&syn::Lifetime>) -> Option<&LoopCx> {
         match label {
             Some(label) => {
@@ -410,6 +468,7 @@ impl Redirect<'_> {
         }
     }
 
+    /// A jump marker to `target`, carrying `tokens` (a `break` value) into `value`.
     fn jump(&mut self, target: BlockId, value: Option<VarId>, tokens: TokenStream) -> Expr {
         let id = self.jumps.len();
         self.jumps.push(Jump { target, value });
@@ -418,6 +477,7 @@ impl Redirect<'_> {
         Expr::Verbatim(quote!(__mrtr_jump!(#id #tokens)))
     }
 
+    /// Walks the body of a loop inside the kept code, whose unlabeled `break`s are its own.
     fn in_loop(&mut self, label: Option<&syn::Label>, walk: impl FnOnce(&mut Self)) {
         self.inner_loops
             .push(label.map(|label| label.name.ident.to_string()));
@@ -427,10 +487,12 @@ impl Redirect<'_> {
 }
 
 impl VisitMut for Redirect<'_> {
+    // Closures, async blocks and consts have their own `?`/`return`: not ours to redirect.
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         match expr {
             Expr::Closure(_) | Expr::Async(_) | Expr::Const(_) => {}
             Expr::Try(try_expr) => {
+                self.exits = true;
                 self.visit_expr_mut(&mut try_expr.expr);
                 let inner = &try_expr.expr;
                 let span = try_expr.question_token.span;
@@ -448,6 +510,7 @@ impl VisitMut for Redirect<'_> {
                 });
             }
             Expr::Return(ret) => {
+                self.exits = true;
                 if let Some(value) = &mut ret.expr {
                     self.visit_expr_mut(value);
                 }
@@ -524,20 +587,29 @@ impl VisitMut for Redirect<'_> {
         }
     }
 
+    // Nested items have their own control flow.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// Lowers a function body.
+/// Lowers a function body: a cursor into the [`Cfg`] being built, plus the lexical context
+/// (scopes and enclosing loops) needed to resolve names and jumps.
 pub struct Lowerer<'e> {
+    /// The graph built so far.
     cfg: Cfg,
+    /// Where constructs that cannot be split are reported.
     errors: &'e mut Errors,
+    /// Lexical scopes, innermost last: each name visible there and the variable it means.
     scopes: Vec<Vec<(String, VarId)>>,
+    /// The loops around the code being lowered, innermost last.
     loops: Vec<LoopCx>,
+    /// The block being filled; `None` after a terminator, until the next [`Self::enter`].
     cur: Option<BlockId>,
+    /// Requests made so far: numbers the default keys (`ask_0`, `sample_1`, ...).
     inputs: usize,
 }
 
 impl<'e> Lowerer<'e> {
+    /// A new variable, not yet visible under any name.
     fn new_var(&mut self, ident: Ident, hidden: bool) -> VarId {
         self.cfg.vars.push(Var {
             ident,
@@ -546,10 +618,13 @@ impl<'e> Lowerer<'e> {
             borrowed: false,
             shared: false,
             derived: None,
+            declared: None,
+            role: None,
         });
         self.cfg.vars.len() - 1
     }
 
+    /// A temporary the user cannot name (an answer, a loop's result, a hoisted value).
     fn temp(&mut self) -> VarId {
         self.temp_at(Span::call_site())
     }
@@ -566,6 +641,8 @@ impl<'e> Lowerer<'e> {
         var
     }
 
+    /// A user binding: a new variable, visible as `ident` in the innermost scope (so it
+    /// shadows an outer one of the same name).
     fn declare(&mut self, ident: &Ident) -> VarId {
         let var = self.new_var(ident.clone(), false);
         if let Some(scope) = self.scopes.last_mut() {
@@ -574,6 +651,7 @@ impl<'e> Lowerer<'e> {
         var
     }
 
+    /// Every name visible here and the variable it means, innermost binding winning.
     fn visible(&self) -> Vec<(String, VarId)> {
         let mut out: Vec<(String, VarId)> = Vec::new();
         for scope in &self.scopes {
@@ -585,6 +663,8 @@ impl<'e> Lowerer<'e> {
         out
     }
 
+    /// The variables `names` mean here; names that are not locals (functions, constants,
+    /// items) resolve to nothing.
     fn resolve(&self, names: &BTreeSet<String>) -> BTreeSet<VarId> {
         let visible = self.visible();
         names
@@ -598,6 +678,7 @@ impl<'e> Lowerer<'e> {
             .collect()
     }
 
+    /// A new, empty, unterminated block (entered later with [`Self::enter`]).
     fn new_block(&mut self) -> BlockId {
         self.cfg.blocks.push(Block {
             scope: Vec::new(),
@@ -625,18 +706,22 @@ impl<'e> Lowerer<'e> {
         }
     }
 
+    /// Ends the current block with `term`; code after it goes to a new block.
     fn terminate(&mut self, term: Term) {
         let block = self.current();
         self.cfg.blocks[block].term = Some(term);
         self.cur = None;
     }
 
+    /// Falls through to `target`, unless the current block already ended (after `return`,
+    /// `break`, a diverging statement).
     fn goto(&mut self, target: BlockId) {
         if self.cur.is_some() {
             self.terminate(Term::Goto(target));
         }
     }
 
+    /// Appends a straight-line item to the current block.
     fn push(&mut self, item: Item) {
         let block = self.current();
         self.cfg.blocks[block].items.push(item);
@@ -655,8 +740,10 @@ impl<'e> Lowerer<'e> {
             inner_blocks: Vec::new(),
             jumps: &mut self.cfg.jumps,
             created: Vec::new(),
+            exits: false,
         };
         node.redirect(&mut redirect);
+        let exits = redirect.exits;
         let jumps = redirect.created;
         let uses = self.map_derived(self.resolve(&names));
         Code {
@@ -665,6 +752,7 @@ impl<'e> Lowerer<'e> {
             jumps,
             inner,
             assigns: BTreeSet::new(),
+            exits,
         }
     }
 
@@ -718,6 +806,8 @@ impl<'e> Lowerer<'e> {
             .collect()
     }
 
+    /// Emits a value that needs no splitting into `dest`: a statement, a `let` of the
+    /// destination temporary, or the block's `return`.
     fn deliver(&mut self, value: Expr, dest: Dest) {
         match dest {
             Dest::Discard => {
@@ -745,6 +835,8 @@ impl<'e> Lowerer<'e> {
         }
     }
 
+    /// Lowers a block's statements; the tail expression (or `()`) goes to `dest`. Items
+    /// (`fn`, `struct`, `use`) are hoisted to the top of the generated function.
     fn lower_stmts(&mut self, stmts: &[Stmt], dest: Dest) {
         let count = stmts.len();
         let mut delivered = false;
@@ -802,6 +894,8 @@ impl<'e> Lowerer<'e> {
         self.resolve(&names).into_iter().next()
     }
 
+    /// Lowers `let pat [: ty] [= init [else { .. }]];`: splits the initializer if it
+    /// suspends, declares the pattern's bindings, and records whether they borrow or share.
     fn lower_local(&mut self, local: &syn::Local) {
         let init = local.init.as_ref().map(|init| {
             let value = if expr_has(&init.expr) {
@@ -857,6 +951,9 @@ impl<'e> Lowerer<'e> {
         for def in &defs {
             self.cfg.vars[*def].borrowed = borrowed && derived_from.is_none();
             self.cfg.vars[*def].shared = shared;
+        }
+        if let (Pat::Type(typed), [def]) = (&local.pat, defs.as_slice()) {
+            self.cfg.vars[*def].declared = Some(typed.ty.to_token_stream());
         }
         if let (Some(snap), [def], Some(init)) = (derived_from, defs.as_slice(), &init) {
             let leaf = self.cfg.derived.len();
@@ -1061,6 +1158,9 @@ impl<'e> Lowerer<'e> {
         }
     }
 
+    /// Lowers one `ask!`/`sample!`/`roots!`/`join!`: its requests (with their keys) end the
+    /// current block in a [`Term::Suspend`], and lowering continues in the resume block,
+    /// where the returned expression (the answer temporary) holds the typed answer.
     fn lower_suspension(&mut self, kind: SuspensionKind, mac: &syn::Macro) -> Expr {
         let specs = match parse_suspension(kind, mac) {
             Ok(specs) => specs,
@@ -1142,6 +1242,8 @@ impl<'e> Lowerer<'e> {
         (Edge::Block(block), vars)
     }
 
+    /// Lowers a control-flow expression that suspends somewhere inside (block, `if`,
+    /// `match`, loops, `return`/`break`/`continue` with a suspending value).
     fn lower_control(&mut self, expr: &Expr, dest: Dest) {
         match expr {
             Expr::Block(block) => self.lower_block(&block.block, dest),
@@ -1271,6 +1373,11 @@ impl<'e> Lowerer<'e> {
     fn lower_owned_loop(&mut self, expr_for: &syn::ExprForLoop, dest: Dest) {
         let iterable = self.lower_expr(&expr_for.expr);
         let iter = self.temp_at(expr_for.expr.span());
+        self.cfg.vars[iter].role = Some(format!(
+            "the items left in `for {} in {}`",
+            compact(expr_for.pat.to_token_stream()),
+            compact(expr_for.expr.to_token_stream())
+        ));
         let span = iterable.span();
         let converted: Expr = syn::parse_quote_spanned! {span=>
             {
@@ -1347,6 +1454,11 @@ impl<'e> Lowerer<'e> {
         }
         let iterable = self.lower_expr(&expr_for.expr);
         let snap = self.temp_at(expr_for.expr.span());
+        self.cfg.vars[snap].role = Some(format!(
+            "a copy of the items of `for {} in {}`",
+            compact(expr_for.pat.to_token_stream()),
+            compact(expr_for.expr.to_token_stream())
+        ));
         let (part_pat, part_expr) = snapshot_item(&expr_for.pat, &mut 0);
         let span = iterable.span();
         let converted: Expr = syn::parse_quote_spanned! {span=>
@@ -1382,6 +1494,8 @@ impl<'e> Lowerer<'e> {
         self.close_loop(expr_for, (header, body, exit), dest);
     }
 
+    /// Lowers a loop body between `header` and `exit`, then continues after the loop
+    /// with its value (if the loop is used as one) delivered to `dest`.
     fn lower_loop_body(
         &mut self,
         label: Option<&syn::Label>,
@@ -1398,6 +1512,8 @@ impl<'e> Lowerer<'e> {
         self.finish_loop(exit, dest, result);
     }
 
+    /// Lowers a loop body with the loop pushed for its `break`/`continue`, falling back to
+    /// `header` at its end.
     fn loop_body_into(
         &mut self,
         label: Option<&syn::Label>,
@@ -1417,6 +1533,7 @@ impl<'e> Lowerer<'e> {
         self.goto(header);
     }
 
+    /// Continues at the loop's exit, delivering the `break` value (or `()`) to `dest`.
     fn finish_loop(&mut self, exit: BlockId, dest: Dest, result: Option<VarId>) {
         self.enter(exit);
         match (dest, result) {
@@ -1429,6 +1546,9 @@ impl<'e> Lowerer<'e> {
         }
     }
 
+    /// Lowers a `{ .. }` block: kept as written when nothing inside suspends; otherwise its
+    /// statements get their own scope, and the code after it continues in a fresh block that
+    /// sees the outer names again.
     fn lower_block(&mut self, block: &syn::Block, dest: Dest) {
         if !block_has(block) {
             let expr = Expr::Block(syn::ExprBlock {
@@ -1450,6 +1570,9 @@ impl<'e> Lowerer<'e> {
         }
     }
 
+    /// Lowers `if`/`if let`/`else if`/`else` (let chains included) whose condition or
+    /// branches suspend: the condition becomes a [`Term::If`] (or a [`Term::Match`] for
+    /// `if let`) and both branches meet in one join block.
     fn lower_if(&mut self, expr_if: &syn::ExprIf, dest: Dest) {
         let (cond, let_pat) = match &*expr_if.cond {
             Expr::Let(expr_let) => (self.lower_expr(&expr_let.expr), Some(&*expr_let.pat)),
@@ -1513,6 +1636,79 @@ impl<'e> Lowerer<'e> {
     }
 }
 
+/// Source text of `tokens` with the spacing a person writes: `Vec<(String, u32)>`, not
+/// `Vec < (String , u32) >`. For descriptions, never for code.
+///
+/// ```ignore
+/// assert_eq!(compact(quote!(&'static [Option<u8>])), "&'static [Option<u8>]");
+/// ```
+pub fn compact(tokens: TokenStream) -> String {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    fn walk(tokens: TokenStream, out: &mut String) {
+        let mut previous_word = false;
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => {
+                    if previous_word {
+                        out.push(' ');
+                    }
+                    out.push_str(&ident.to_string());
+                    previous_word = true;
+                }
+                TokenTree::Literal(literal) => {
+                    if previous_word {
+                        out.push(' ');
+                    }
+                    out.push_str(&literal.to_string());
+                    previous_word = true;
+                }
+                TokenTree::Punct(punct) => {
+                    let c = punct.as_char();
+                    if matches!(c, '=' | '+' | '-' | '*' | '/' | '%' | '|' | '^')
+                        && punct.spacing() == Spacing::Alone
+                        && !out.ends_with(' ')
+                        && !out.ends_with(['=', '!', '<', '>', '-', '+', '*', '/', '|', '&'])
+                    {
+                        out.push(' ');
+                        out.push(c);
+                        out.push(' ');
+                    } else {
+                        out.push(c);
+                        if matches!(c, ',' | ';') {
+                            out.push(' ');
+                        }
+                    }
+                    // A word right after punctuation is not spaced: `&mut`, `'static`, `::new`.
+                    previous_word = false;
+                }
+                TokenTree::Group(group) => {
+                    let (open, close) = match group.delimiter() {
+                        Delimiter::Parenthesis => ("(", ")"),
+                        Delimiter::Bracket => ("[", "]"),
+                        Delimiter::Brace => ("{ ", " }"),
+                        Delimiter::None => ("", ""),
+                    };
+                    let last_word = out
+                        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap_or_default();
+                    let after_keyword = ["mut", "dyn", "impl", "in"].contains(&last_word);
+                    if previous_word && (group.delimiter() == Delimiter::Brace || after_keyword) {
+                        out.push(' ');
+                    }
+                    out.push_str(open);
+                    walk(group.stream(), out);
+                    out.push_str(close);
+                    previous_word = false;
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(tokens, &mut out);
+    out.trim_end().to_string()
+}
+
 /// Code that can be rewritten and scanned.
 pub trait CodeNode: ToTokens {
     /// Applies the redirection.
@@ -1559,6 +1755,7 @@ pub fn lower(function: &MachineFn, errors: &mut Errors) -> Cfg {
     for param in &function.params {
         let var = lowerer.declare(&param.ident);
         lowerer.cfg.vars[var].arg = !param.mutable;
+        lowerer.cfg.vars[var].declared = Some(param.ty.to_token_stream());
         lowerer.cfg.args.push(var);
     }
     for state in &function.states {
@@ -1572,4 +1769,23 @@ pub fn lower(function: &MachineFn, errors: &mut Errors) -> Cfg {
     lowerer.lower_stmts(&function.body.stmts, Dest::Return);
     lowerer.scopes.pop();
     lowerer.cfg
+}
+
+#[cfg(test)]
+mod compact_tests {
+    use super::compact;
+    use quote::quote;
+
+    #[test]
+    fn compact_spaces_like_a_person() {
+        assert_eq!(compact(quote!(Vec<(String, u32)>)), "Vec<(String, u32)>");
+        assert_eq!(compact(quote!(&'static str)), "&'static str");
+        assert_eq!(compact(quote!(&mut [u8; 4])), "&mut [u8; 4]");
+        assert_eq!(
+            compact(quote!(names.iter().enumerate())),
+            "names.iter().enumerate()"
+        );
+        assert_eq!(compact(quote!(0..n - 1)), "0..n - 1");
+        assert_eq!(compact(quote!(domain(x))), "domain(x)");
+    }
 }
