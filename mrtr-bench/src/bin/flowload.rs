@@ -1,0 +1,78 @@
+//! Drives complete flows against a benchmark server and prints one JSON line of results.
+//!
+//! ```sh
+//! flowload --url http://127.0.0.1:18081/mcp --scenario survey:5 --flows 2000 --concurrency 8 --server-pid 1234
+//! ```
+//! Exits non-zero when any flow failed or did not end with the expected text.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use mrtr_bench::load::{LoadConfig, run};
+use mrtr_bench::scenario::Scenario;
+
+#[derive(Parser)]
+#[command(about = "Drive verified MRTR flows over Streamable HTTP and measure the server")]
+struct Args {
+    /// The MCP endpoint, e.g. http://127.0.0.1:18081/mcp.
+    #[arg(long)]
+    url: String,
+    /// wizard, profile or survey:N.
+    #[arg(long)]
+    scenario: Scenario,
+    /// Measured flows.
+    #[arg(long, default_value_t = 1000)]
+    flows: usize,
+    /// Flows in flight at once.
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+    /// Unmeasured flows first (default: a tenth of --flows, at least --concurrency).
+    #[arg(long)]
+    warmup: Option<usize>,
+    /// The server's PID, for its CPU time and peak RSS from /proc.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// A label copied into the output line (e.g. the implementation).
+    #[arg(long)]
+    label: Option<String>,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    if args.flows == 0 || args.concurrency == 0 {
+        eprintln!("flowload: --flows and --concurrency must be at least 1");
+        return ExitCode::FAILURE;
+    }
+    let config = LoadConfig {
+        url: args.url,
+        scenario: args.scenario,
+        flows: args.flows,
+        warmup: args
+            .warmup
+            .unwrap_or((args.flows / 10).max(args.concurrency)),
+        concurrency: args.concurrency,
+        server_pid: args.server_pid,
+    };
+    let report = match run(&config).await {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("flowload: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut line = serde_json::to_value(&report).expect("the report serializes");
+    if let Some(label) = args.label {
+        line["label"] = label.into();
+    }
+    println!("{line}");
+    if report.failed_flows > 0 || report.verified_flows != config.flows {
+        eprintln!(
+            "flowload: {} flow(s) failed; first: {}",
+            report.failed_flows,
+            report.first_failure.as_deref().unwrap_or("-")
+        );
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

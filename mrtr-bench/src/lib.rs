@@ -1,0 +1,26 @@
+//! Side-by-side benchmark of `mrtr` against the same tools written by hand on rmcp.
+//!
+//! The tools — `wizard(service)`, `survey(n)`, `profile()` — are written twice: with
+//! `#[mrtr::tool]` ([`macro_tools`]) and by hand on rmcp with its `RequestStateCodec`
+//! ([`hand_written`]). Both are served identically ([`serve`]); `flowload` ([`load`]) drives
+//! complete, verified flows over HTTP and reads the server's CPU time and peak RSS from
+//! `/proc`; `engine-flows` ([`engine`]) runs the same flows in-process for callgrind;
+//! `bench-report` ([`report`]) prints the tables. `scripts/bench-vs-rmcp` runs it all.
+//!
+//! ```
+//! use mrtr_bench::engine::{EngineImpl, Measure, run_flows};
+//! for implementation in [EngineImpl::Mrtr, EngineImpl::Rmcp] {
+//!     run_flows(implementation, "wizard".parse().unwrap(), 1, Measure::All).unwrap();
+//! }
+//! ```
+#![deny(missing_docs)]
+#![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
+
+pub mod engine;
+pub mod hand_written;
+pub mod load;
+pub mod macro_tools;
+pub mod proc_stats;
+pub mod report;
+pub mod scenario;
+pub mod serve;

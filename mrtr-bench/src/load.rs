@@ -1,0 +1,335 @@
+//! The load generator: complete flows over Streamable HTTP with the 2026-07-28 wire, each
+//! answered round by round and verified, and the server's CPU time and peak memory around
+//! them.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::proc_stats;
+use crate::scenario::{Scenario, answer};
+
+/// A flow that asks more than this many rounds is counted as failed (never a hang).
+const MAX_ROUNDS: usize = 1000;
+
+/// What a run drives.
+///
+/// ```
+/// use mrtr_bench::load::LoadConfig;
+/// let config = LoadConfig::new("http://127.0.0.1:9/mcp", "survey:5".parse().unwrap());
+/// assert_eq!(config.concurrency, 8);
+/// ```
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    /// The MCP endpoint.
+    pub url: String,
+    /// Which flow.
+    pub scenario: Scenario,
+    /// Measured flows.
+    pub flows: usize,
+    /// Flows run before measuring (connections opened, caches warm); verified too.
+    pub warmup: usize,
+    /// Flows in flight at once.
+    pub concurrency: usize,
+    /// The server's process, for CPU time and peak RSS (none: not measured).
+    pub server_pid: Option<u32>,
+}
+
+impl LoadConfig {
+    /// 200 measured flows after 20 warm-up flows, 8 at a time, no server process.
+    ///
+    /// ```
+    /// # use mrtr_bench::load::LoadConfig;
+    /// assert_eq!(LoadConfig::new("u", mrtr_bench::scenario::Scenario::Wizard).flows, 200);
+    /// ```
+    pub fn new(url: impl Into<String>, scenario: Scenario) -> Self {
+        LoadConfig {
+            url: url.into(),
+            scenario,
+            flows: 200,
+            warmup: 20,
+            concurrency: 8,
+            server_pid: None,
+        }
+    }
+}
+
+/// What a run measured; printed as one JSON line by `flowload`.
+///
+/// ```
+/// # use mrtr_bench::load::LoadReport;
+/// fn failed(report: &LoadReport) -> bool { report.failed_flows > 0 }
+/// ```
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadReport {
+    /// The scenario, as given (`survey:5`).
+    pub scenario: String,
+    /// Flows in flight at once.
+    pub concurrency: usize,
+    /// Measured flows that finished with the expected text.
+    pub verified_flows: usize,
+    /// Measured and warm-up flows that failed (an error, a wrong text, too many rounds).
+    pub failed_flows: usize,
+    /// The first failure's description.
+    pub first_failure: Option<String>,
+    /// HTTP requests per measured flow (mean).
+    pub requests_per_flow: f64,
+    /// Median `requestState` length over every round of every measured flow, in bytes.
+    pub state_bytes_median: Option<usize>,
+    /// Median `requestState` length of round k (index k - 1), in bytes.
+    pub state_bytes_by_round: Vec<usize>,
+    /// Server CPU time (user + system) per measured flow, in microseconds.
+    pub server_cpu_us_per_flow: Option<f64>,
+    /// Server CPU time over the measured flows, in microseconds.
+    pub server_cpu_us_total: Option<u64>,
+    /// The server's peak resident set size since it started, in KiB.
+    pub server_peak_rss_kib: Option<u64>,
+    /// Wall-clock time of the measured flows, in seconds (for reading only).
+    pub wall_seconds: f64,
+}
+
+/// One completed flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowRecord {
+    /// HTTP requests it took.
+    pub requests: usize,
+    /// The `requestState` length of each round, in order.
+    pub state_sizes: Vec<usize>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Drives one flow to the end and checks its final text.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), String> {
+/// let client = reqwest::Client::new();
+/// let flow = mrtr_bench::load::drive_flow(&client, "http://127.0.0.1:8080/mcp", mrtr_bench::scenario::Scenario::Wizard).await?;
+/// assert_eq!(flow.requests, 4);
+/// # Ok(()) }
+/// ```
+pub async fn drive_flow(
+    client: &reqwest::Client,
+    url: &str,
+    scenario: Scenario,
+) -> Result<FlowRecord, String> {
+    let mut state_sizes = Vec::new();
+    let mut retry: Option<(Value, String)> = None;
+    for request_number in 1..=MAX_ROUNDS {
+        let mut params = json!({
+            "name": scenario.tool(),
+            "arguments": scenario.arguments(),
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "flowload", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "sampling": {}},
+            },
+        });
+        if let Some((responses, state)) = retry.take() {
+            params["inputResponses"] = responses;
+            params["requestState"] = Value::String(state);
+        }
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let response = client
+            .post(url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", scenario.tool())
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|error| format!("request {request_number}: {error}"))?;
+        let status = response.status();
+        let text = response
+            .text()
+            .await
+            .map_err(|error| format!("request {request_number}: reading the body: {error}"))?;
+        let reply: Value = serde_json::from_str(&text).map_err(|_| {
+            format!("request {request_number}: HTTP {status}, not a JSON body: {text:.200}")
+        })?;
+        if let Some(error) = reply.get("error") {
+            return Err(format!("request {request_number}: JSON-RPC error {error}"));
+        }
+        let result = &reply["result"];
+        if result["resultType"] == "input_required" {
+            let state = result["requestState"].as_str().ok_or_else(|| {
+                format!("request {request_number}: input_required without requestState")
+            })?;
+            state_sizes.push(state.len());
+            let requests = result["inputRequests"].as_object().ok_or_else(|| {
+                format!("request {request_number}: input_required without inputRequests")
+            })?;
+            let round = state_sizes.len();
+            let mut responses = serde_json::Map::new();
+            for (key, request) in requests {
+                responses.insert(key.clone(), answer(request, round)?);
+            }
+            retry = Some((Value::Object(responses), state.to_string()));
+            continue;
+        }
+        check_result(scenario, result).map_err(|e| format!("request {request_number}: {e}"))?;
+        return Ok(FlowRecord {
+            requests: request_number,
+            state_sizes,
+        });
+    }
+    Err(format!("the flow asked more than {MAX_ROUNDS} rounds"))
+}
+
+/// Checks a completed call's result: not an error, and exactly the expected text.
+fn check_result(scenario: Scenario, result: &Value) -> Result<(), String> {
+    let text = result["content"][0]["text"].as_str();
+    if result["isError"] == true || text != Some(scenario.expected_text().as_str()) {
+        return Err(format!(
+            "expected the text {:?}, got {result}",
+            scenario.expected_text()
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `config.warmup` then `config.flows` flows, `config.concurrency` at a time.
+///
+/// ```no_run
+/// # async fn run() -> std::io::Result<()> {
+/// use mrtr_bench::load::{LoadConfig, run};
+/// let report = run(&LoadConfig::new("http://127.0.0.1:8080/mcp", "wizard".parse().unwrap())).await?;
+/// println!("{}", serde_json::to_string(&report).unwrap());
+/// # Ok(()) }
+/// ```
+pub async fn run(config: &LoadConfig) -> std::io::Result<LoadReport> {
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .tcp_nodelay(true)
+        .pool_max_idle_per_host(config.concurrency)
+        .build()
+        .map_err(std::io::Error::other)?;
+    let warmup = run_batch(&client, config, config.warmup).await;
+    let cpu_before = config.server_pid.map(proc_stats::cpu_micros).transpose()?;
+    let started = Instant::now();
+    let measured = run_batch(&client, config, config.flows).await;
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let cpu_after = config.server_pid.map(proc_stats::cpu_micros).transpose()?;
+    let server_peak_rss_kib = config
+        .server_pid
+        .map(proc_stats::peak_rss_kib)
+        .transpose()?;
+
+    let failures: Vec<String> = warmup
+        .iter()
+        .chain(&measured)
+        .filter_map(|flow| flow.as_ref().err().cloned())
+        .collect();
+    let verified: Vec<&FlowRecord> = measured
+        .iter()
+        .filter_map(|flow| flow.as_ref().ok())
+        .collect();
+    let rounds = verified
+        .iter()
+        .map(|flow| flow.state_sizes.len())
+        .max()
+        .unwrap_or(0);
+    let state_bytes_by_round = (0..rounds)
+        .filter_map(|k| {
+            median(
+                verified
+                    .iter()
+                    .filter_map(|flow| flow.state_sizes.get(k).copied())
+                    .collect(),
+            )
+        })
+        .collect();
+    let server_cpu_us_total = cpu_before
+        .zip(cpu_after)
+        .map(|(before, after)| after - before);
+    Ok(LoadReport {
+        scenario: config.scenario.to_string(),
+        concurrency: config.concurrency,
+        verified_flows: verified.len(),
+        failed_flows: failures.len(),
+        first_failure: failures.into_iter().next(),
+        requests_per_flow: verified.iter().map(|flow| flow.requests).sum::<usize>() as f64
+            / verified.len().max(1) as f64,
+        state_bytes_median: median(
+            verified
+                .iter()
+                .flat_map(|flow| flow.state_sizes.iter().copied())
+                .collect(),
+        ),
+        state_bytes_by_round,
+        server_cpu_us_per_flow: server_cpu_us_total
+            .filter(|_| !verified.is_empty())
+            .map(|total| total as f64 / verified.len() as f64),
+        server_cpu_us_total,
+        server_peak_rss_kib,
+        wall_seconds,
+    })
+}
+
+/// Runs `flows` flows with `config.concurrency` workers taking the next flow as they finish.
+async fn run_batch(
+    client: &reqwest::Client,
+    config: &LoadConfig,
+    flows: usize,
+) -> Vec<Result<FlowRecord, String>> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..config.concurrency.max(1) {
+        let (client, url, scenario, next) = (
+            client.clone(),
+            config.url.clone(),
+            config.scenario,
+            next.clone(),
+        );
+        workers.spawn(async move {
+            let mut done = Vec::new();
+            while next.fetch_add(1, Ordering::Relaxed) < flows {
+                done.push(drive_flow(&client, &url, scenario).await);
+            }
+            done
+        });
+    }
+    let mut results = Vec::with_capacity(flows);
+    while let Some(worker) = workers.join_next().await {
+        match worker {
+            Ok(done) => results.extend(done),
+            Err(error) => results.push(Err(format!("a load worker stopped: {error}"))),
+        }
+    }
+    results
+}
+
+fn median(mut values: Vec<usize>) -> Option<usize> {
+    values.sort_unstable();
+    values.get(values.len() / 2).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_result, median};
+    use crate::scenario::Scenario;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_exact_text_of_a_successful_result_verifies() {
+        let text = |t: &str| json!({"content": [{"type": "text", "text": t}]});
+        assert!(check_result(Scenario::Survey(2), &text("answer1,answer2")).is_ok());
+        assert!(check_result(Scenario::Survey(2), &text("answer1,answer2,")).is_err());
+        assert!(check_result(Scenario::Survey(2), &json!({"content": []})).is_err());
+        let mut failed = text("answer1,answer2");
+        failed["isError"] = json!(true);
+        assert!(check_result(Scenario::Survey(2), &failed).is_err());
+    }
+
+    #[test]
+    fn median_takes_the_middle_value() {
+        assert_eq!(median(vec![5, 1, 3]), Some(3));
+        assert_eq!(median(vec![]), None);
+    }
+}

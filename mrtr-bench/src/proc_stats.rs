@@ -1,0 +1,78 @@
+//! A process's CPU time and peak memory, read from `/proc` (Linux).
+
+use std::io;
+
+/// CPU time (user + system, all threads) `pid` has used so far, in microseconds.
+///
+/// ```
+/// let spent = mrtr_bench::proc_stats::cpu_micros(std::process::id()).unwrap();
+/// let later = mrtr_bench::proc_stats::cpu_micros(std::process::id()).unwrap();
+/// assert!(later >= spent);
+/// ```
+pub fn cpu_micros(pid: u32) -> io::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    parse_cpu_ticks(&stat)
+        .map(|ticks| ticks * 1_000_000 / clock_ticks_per_second())
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("unreadable /proc/{pid}/stat"),
+            )
+        })
+}
+
+/// The peak resident set size of `pid` (`VmHWM`), in KiB.
+///
+/// ```
+/// assert!(mrtr_bench::proc_stats::peak_rss_kib(std::process::id()).unwrap() > 0);
+/// ```
+pub fn peak_rss_kib(pid: u32) -> io::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    parse_peak_rss(&status).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("no VmHWM in /proc/{pid}/status"),
+        )
+    })
+}
+
+/// `utime + stime` in clock ticks. The command name (field 2) may hold spaces and
+/// parentheses, so fields are counted after its closing parenthesis.
+fn parse_cpu_ticks(stat: &str) -> Option<u64> {
+    let (_, after_name) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(utime + stime)
+}
+
+fn parse_peak_rss(status: &str) -> Option<u64> {
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn clock_ticks_per_second() -> u64 {
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks > 0 { ticks as u64 } else { 100 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_ticks_are_counted_after_an_odd_command_name() {
+        let stat = "42 (a) b (c)) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 5 1000 50";
+        assert_eq!(parse_cpu_ticks(stat), Some(10));
+        assert_eq!(parse_cpu_ticks("42 (short) S 1"), None);
+    }
+
+    #[test]
+    fn peak_rss_is_read_from_vmhwm() {
+        let status = "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t  1234 kB\nVmRSS:\t 1000 kB\n";
+        assert_eq!(parse_peak_rss(status), Some(1234));
+        assert_eq!(parse_peak_rss("Name:\tx\n"), None);
+    }
+}

@@ -1,0 +1,312 @@
+//! Turns the JSON lines of `flowload` runs (and callgrind counts) into Markdown tables with
+//! both implementations side by side and their ratios.
+
+use std::fmt::Write as _;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One `flowload` line (labelled with the implementation).
+#[derive(Debug, Deserialize)]
+struct LoadLine {
+    label: String,
+    scenario: String,
+    concurrency: usize,
+    requests_per_flow: f64,
+    server_cpu_us_per_flow: Option<f64>,
+    state_bytes_median: Option<usize>,
+    server_peak_rss_kib: Option<u64>,
+}
+
+/// One callgrind count, written by `scripts/bench-vs-rmcp --callgrind`.
+#[derive(Debug, Deserialize)]
+struct CallgrindLine {
+    implementation: String,
+    scenario: String,
+    /// `None`: a whole flow; `Some(k)`: the k-th request of a flow.
+    request: Option<usize>,
+    instructions: f64,
+}
+
+/// Renders every table the lines allow: HTTP runs, then callgrind counts.
+///
+/// ```
+/// let lines = [
+///     r#"{"label":"mrtr","scenario":"wizard","concurrency":8,"requests_per_flow":4.0,"server_cpu_us_per_flow":300.0,"state_bytes_median":390,"server_peak_rss_kib":9000}"#,
+///     r#"{"label":"rmcp","scenario":"wizard","concurrency":8,"requests_per_flow":4.0,"server_cpu_us_per_flow":200.0,"state_bytes_median":90,"server_peak_rss_kib":8000}"#,
+/// ];
+/// let table = mrtr_bench::report::render(lines.iter().map(|l| serde_json::from_str(l).unwrap())).unwrap();
+/// assert!(table.contains("| wizard | 8 | 4 | 300 | 200 | 1.50× | 390 | 90 | +300 |"));
+/// ```
+pub fn render(lines: impl IntoIterator<Item = Value>) -> Result<String, String> {
+    let mut loads = Vec::new();
+    let mut counts = Vec::new();
+    for line in lines {
+        if line.get("instructions").is_some() {
+            counts.push(CallgrindLine::deserialize(&line).map_err(|e| format!("{e}: {line}"))?);
+        } else {
+            loads.push(LoadLine::deserialize(&line).map_err(|e| format!("{e}: {line}"))?);
+        }
+    }
+    let mut out = String::new();
+    if !loads.is_empty() {
+        render_loads(&loads, &mut out);
+    }
+    if !counts.is_empty() {
+        render_counts(&counts, &mut out);
+    }
+    Ok(out)
+}
+
+fn render_loads(lines: &[LoadLine], out: &mut String) {
+    let _ = writeln!(
+        out,
+        "| scenario | concurrency | HTTP requests/flow | mrtr CPU-µs/flow (median, range) | rmcp CPU-µs/flow | ratio | mrtr requestState B/round (median) | rmcp | difference | mrtr peak RSS KiB | rmcp peak RSS KiB |"
+    );
+    let _ = writeln!(
+        out,
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let prod = lines.iter().any(|line| line.label == "mrtr-prod");
+    for (scenario, concurrency) in groups(lines) {
+        let runs = |label: &str| -> Vec<&LoadLine> {
+            lines
+                .iter()
+                .filter(|l| {
+                    l.label == label && l.scenario == scenario && l.concurrency == concurrency
+                })
+                .collect()
+        };
+        let (mrtr, rmcp) = (runs("mrtr"), runs("rmcp"));
+        let requests = mrtr
+            .iter()
+            .chain(&rmcp)
+            .map(|l| l.requests_per_flow)
+            .next()
+            .unwrap_or(0.0);
+        let cpu = |runs: &[&LoadLine]| {
+            median_f64(
+                runs.iter()
+                    .filter_map(|l| l.server_cpu_us_per_flow)
+                    .collect(),
+            )
+        };
+        let state = |runs: &[&LoadLine]| {
+            median_f64(
+                runs.iter()
+                    .filter_map(|l| l.state_bytes_median.map(|b| b as f64))
+                    .collect(),
+            )
+        };
+        let rss = |runs: &[&LoadLine]| {
+            median_f64(
+                runs.iter()
+                    .filter_map(|l| l.server_peak_rss_kib.map(|k| k as f64))
+                    .collect(),
+            )
+        };
+        let (mrtr_cpu, rmcp_cpu) = (cpu(&mrtr), cpu(&rmcp));
+        let (mrtr_state, rmcp_state) = (state(&mrtr), state(&rmcp));
+        let _ = writeln!(
+            out,
+            "| {scenario} | {concurrency} | {requests} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            with_range(
+                mrtr_cpu,
+                &mrtr
+                    .iter()
+                    .filter_map(|l| l.server_cpu_us_per_flow)
+                    .collect::<Vec<_>>()
+            ),
+            with_range(
+                rmcp_cpu,
+                &rmcp
+                    .iter()
+                    .filter_map(|l| l.server_cpu_us_per_flow)
+                    .collect::<Vec<_>>()
+            ),
+            ratio(mrtr_cpu, rmcp_cpu),
+            number(mrtr_state),
+            number(rmcp_state),
+            mrtr_state
+                .zip(rmcp_state)
+                .map_or("–".into(), |(m, r)| format!("{:+.0}", m - r)),
+            number(rss(&mrtr)),
+            number(rss(&rmcp)),
+        );
+    }
+    if prod {
+        let _ = writeln!(
+            out,
+            "\nFor information, `mrtr-prod` (`mrtr::server::http::HttpServing`, production defaults):\n\n| scenario | concurrency | mrtr-prod CPU-µs/flow (median, range) | vs rmcp | peak RSS KiB |\n|---|---:|---:|---:|---:|"
+        );
+        for (scenario, concurrency) in groups(lines) {
+            let pick = |label: &str| -> Vec<f64> {
+                lines
+                    .iter()
+                    .filter(|l| {
+                        l.label == label && l.scenario == scenario && l.concurrency == concurrency
+                    })
+                    .filter_map(|l| l.server_cpu_us_per_flow)
+                    .collect()
+            };
+            let prod_cpu = pick("mrtr-prod");
+            let prod_rss = lines
+                .iter()
+                .filter(|l| {
+                    l.label == "mrtr-prod" && l.scenario == scenario && l.concurrency == concurrency
+                })
+                .filter_map(|l| l.server_peak_rss_kib.map(|k| k as f64))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {scenario} | {concurrency} | {} | {} | {} |",
+                with_range(median_f64(prod_cpu.clone()), &prod_cpu),
+                ratio(median_f64(prod_cpu), median_f64(pick("rmcp"))),
+                number(median_f64(prod_rss)),
+            );
+        }
+    }
+}
+
+fn render_counts(lines: &[CallgrindLine], out: &mut String) {
+    let mut keys: Vec<(String, Option<usize>)> = Vec::new();
+    for line in lines {
+        let key = (line.scenario.clone(), line.request);
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n| callgrind: scenario | what | mrtr instructions | rmcp instructions | ratio |\n|---|---|---:|---:|---:|"
+    );
+    for (scenario, request) in keys {
+        let count = |implementation: &str| {
+            lines
+                .iter()
+                .find(|l| {
+                    l.implementation == implementation
+                        && l.scenario == scenario
+                        && l.request == request
+                })
+                .map(|l| l.instructions)
+        };
+        let what = request.map_or("per flow".to_string(), |k| format!("request {k} of a flow"));
+        let (mrtr, rmcp) = (count("mrtr"), count("rmcp"));
+        let _ = writeln!(
+            out,
+            "| {scenario} | {what} | {} | {} | {} |",
+            thousands(mrtr),
+            thousands(rmcp),
+            ratio(mrtr, rmcp)
+        );
+    }
+}
+
+/// (scenario, concurrency) pairs in the order they first appear.
+fn groups(lines: &[LoadLine]) -> Vec<(String, usize)> {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for line in lines {
+        let key = (line.scenario.clone(), line.concurrency);
+        if !seen.contains(&key) {
+            seen.push(key);
+        }
+    }
+    seen
+}
+
+fn median_f64(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+fn number(value: Option<f64>) -> String {
+    value.map_or("–".into(), |v| format!("{v:.0}"))
+}
+
+fn thousands(value: Option<f64>) -> String {
+    let Some(value) = value else {
+        return "–".into();
+    };
+    let digits = format!("{value:.0}");
+    let mut grouped = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+fn with_range(median: Option<f64>, runs: &[f64]) -> String {
+    let Some(median) = median else {
+        return "–".into();
+    };
+    if runs.len() < 2 {
+        return format!("{median:.0}");
+    }
+    let low = runs.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = runs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{median:.0} ({low:.0}–{high:.0})")
+}
+
+fn ratio(mrtr: Option<f64>, rmcp: Option<f64>) -> String {
+    match (mrtr, rmcp) {
+        (Some(m), Some(r)) if r > 0.0 => format!("{:.2}×", m / r),
+        _ => "–".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn load(label: &str, cpu: f64) -> Value {
+        json!({"label": label, "scenario": "survey:1", "concurrency": 64, "requests_per_flow": 2.0,
+               "server_cpu_us_per_flow": cpu, "state_bytes_median": 100, "server_peak_rss_kib": 5000})
+    }
+
+    #[test]
+    fn repetitions_give_the_median_and_range() {
+        let lines = [
+            load("mrtr", 120.0),
+            load("rmcp", 80.0),
+            load("mrtr", 150.0),
+            load("rmcp", 100.0),
+            load("mrtr", 130.0),
+            load("rmcp", 90.0),
+        ];
+        let table = render(lines).unwrap();
+        assert!(
+            table.contains(
+                "| survey:1 | 64 | 2 | 130 (120–150) | 90 (80–100) | 1.44× | 100 | 100 | +0 |"
+            ),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn callgrind_counts_get_their_own_table() {
+        let lines = [
+            json!({"implementation": "mrtr", "scenario": "wizard", "request": null, "instructions": 1_234_567.0}),
+            json!({"implementation": "rmcp", "scenario": "wizard", "request": null, "instructions": 617_283.5}),
+        ];
+        let table = render(lines).unwrap();
+        assert!(
+            table.contains("| wizard | per flow | 1,234,567 | 617,284 | 2.00× |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn a_line_of_neither_kind_is_an_error() {
+        assert!(render([json!({"label": "mrtr"})]).is_err());
+    }
+}
