@@ -11,7 +11,7 @@
 //! ```
 #![allow(deprecated)]
 
-use mrtr::client::{CallTarget, ClientError, InputHandlers, MrtrClient, Step};
+use mrtr::client::{CallTarget, ClientError, InputHandlers, MrtrClient, RoundOutcome};
 use rmcp::{
     model::ProtocolVersion,
     model::{
@@ -65,7 +65,7 @@ fn plausible_value(property: &Value) -> Value {
 
 /// SEP-2322: exact state echo, new ids, no invented state, isolation, absent resultType.
 async fn request_state(client: &MrtrClient) -> Result<(), ClientError> {
-    let Step::InputRequired(pending) = client
+    let RoundOutcome::InputRequired(pending) = client
         .start(CallTarget::tool("test_mrtr_echo_state", None))
         .await?
     else {

@@ -14,7 +14,7 @@ use std::{
 
 use mrtr::client::{
     CallTarget, ClientError, DriverConfig, HandlerError, InputHandlers, InputKind, MrtrClient,
-    PendingCall, RoundObserver, Step,
+    PendingCall, RoundObserver, RoundOutcome,
 };
 use rmcp::{
     model::{
@@ -124,7 +124,7 @@ async fn an_altered_state_is_refused_by_the_server() {
     let client = MrtrClient::connect(stdio_transport(), wizard_answers())
         .await
         .unwrap();
-    let Step::InputRequired(mut pending) = client
+    let RoundOutcome::InputRequired(mut pending) = client
         .start(CallTarget::tool("wizard", None))
         .await
         .unwrap()
@@ -179,7 +179,7 @@ async fn server_killed_between_rounds_then_pending_call_resumes_on_a_fresh_serve
     let client = MrtrClient::connect(transport, wizard_answers())
         .await
         .unwrap();
-    let Step::InputRequired(pending) = client
+    let RoundOutcome::InputRequired(pending) = client
         .start(CallTarget::tool("wizard", None))
         .await
         .unwrap()
@@ -403,7 +403,7 @@ async fn failing_and_hanging_handlers_are_clear_errors() {
 async fn http_server_stopped_between_rounds_then_resumed_on_another() {
     let (url, stop) = http_server(TestServer::default()).await;
     let client = http_client(&url, wizard_answers()).await;
-    let Step::InputRequired(pending) = client
+    let RoundOutcome::InputRequired(pending) = client
         .start(CallTarget::tool("wizard", None))
         .await
         .unwrap()

@@ -18,11 +18,6 @@ fn demo_binary() -> PathBuf {
     bins::example("demo")
 }
 
-/// `target/debug/examples/showcase`, rebuilt once per test run if stale.
-fn showcase_binary() -> PathBuf {
-    bins::example("showcase")
-}
-
 fn scripted_run(args: &[&str]) -> String {
     let output = Command::new(demo_binary())
         .args(args)
@@ -169,39 +164,4 @@ fn declining_in_the_pty_ends_the_flow_early() {
         .expect("Deployment of api to staging called off.")
         .unwrap();
     session.expect(expectrl::Eof).unwrap();
-}
-
-#[test]
-fn the_mrtr_client_drives_the_showcase_over_stdio_from_the_demo_script() {
-    let output = Command::new(env!("CARGO_BIN_EXE_mrtr"))
-        .args([
-            "stdio",
-            "--call",
-            "deploy_wizard",
-            "--args",
-            r#"{"service":"web"}"#,
-        ])
-        .arg("--answers")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/examples/demo/answers.json"
-        ))
-        .arg("--")
-        .arg(showcase_binary())
-        .arg("serve-stdio")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mrtr");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert_eq!(state_sizes(&stdout).len(), 5, "{stdout}");
-    assert!(stdout.contains("? [confirm] form: Deploy web to PRODUCTION?"));
-    assert!(
-        stdout
-            .ends_with("── complete\nDeploying web 1.4.2 to production (3 version attempt(s)).\n")
-    );
 }

@@ -341,29 +341,57 @@ fn content_a_client_sends_round_trips_into_the_struct() {
 #[test]
 fn content_outside_the_schema_is_rejected_before_serde() {
     let cases = [
-        ("notifyEmail", json!("not-an-email"), "not a valid `email`"),
-        ("homepage", json!("no scheme"), "not a valid `uri`"),
-        ("startDate", json!("2026-02-30"), "not a valid `date`"),
-        ("startsAt", json!("tomorrow"), "not a valid `date-time`"),
-        ("service", json!("ab"), "shorter than minLength"),
-        ("retries", json!(-1), "below its minimum"),
-        ("offset", json!(11), "above its maximum"),
-        ("offset", json!(1.5), "must be an integer"),
-        ("ratio", json!(1.01), "above its maximum"),
-        ("dryRun", json!("yes"), "must be a boolean"),
-        ("env", json!("dev"), "not one of the offered options"),
+        (
+            "notifyEmail",
+            json!("not-an-email"),
+            "`notifyEmail` must be an email address",
+        ),
+        (
+            "homepage",
+            json!("no scheme"),
+            "`homepage` must be an absolute URI",
+        ),
+        (
+            "startDate",
+            json!("2026-02-30"),
+            "`startDate` must be a calendar date",
+        ),
+        (
+            "startsAt",
+            json!("tomorrow"),
+            "`startsAt` must be a date-time",
+        ),
+        (
+            "service",
+            json!("ab"),
+            "`service` must be at least 3 characters",
+        ),
+        ("retries", json!(-1), "`retries` must be at least 0"),
+        ("offset", json!(11), "`offset` must be at most 10"),
+        ("offset", json!(1.5), "`offset` must be a whole number"),
+        ("ratio", json!(1.01), "`ratio` must be at most 1"),
+        ("dryRun", json!("yes"), "`dryRun` must be true or false"),
+        ("env", json!("dev"), "`env` must be one of:"),
         (
             "strategy",
             json!("Canary release"),
-            "not one of the offered options",
+            "`strategy` must be one of:",
         ),
-        ("regions", json!([]), "fewer items than minItems"),
+        (
+            "regions",
+            json!([]),
+            "`regions` must have at least 1 item(s)",
+        ),
         (
             "regions",
             json!(["eu-west-1", "us-east-1", "eu-west-1"]),
-            "more items than maxItems",
+            "`regions` must have at most 2 item(s)",
         ),
-        ("fallbacks", json!(["canary", "Internal"]), "not offered"),
+        (
+            "fallbacks",
+            json!(["canary", "Internal"]),
+            "`fallbacks` holds \"Internal\", which is not one of:",
+        ),
     ];
     for (field, value, expected) in cases {
         let mut content = valid_everything();
@@ -376,7 +404,7 @@ fn content_outside_the_schema_is_rejected_before_serde() {
     assert!(
         answer::<Everything>(missing)
             .unwrap_err()
-            .contains("`env` is missing")
+            .contains("`env` is required")
     );
 }
 

@@ -34,7 +34,7 @@ use mrtr::client::{
 };
 use mrtr::rmcp::model::{CreateMessageResult, ElicitResult, ListRootsResult};
 use mrtr::rmcp::transport::StreamableHttpClientTransport;
-use mrtr::terminal::{self, Action, AnswerOptions, AnswerScript, SampleSource, TerminalAnswers};
+use mrtr_cli::{Action, AnswerOptions, AnswerScript, SampleSource, TerminalAnswers};
 use serde_json::json;
 
 /// The scripted answers used when there is no TTY.
@@ -48,7 +48,7 @@ struct Cli {
     /// Which flow to run.
     #[arg(long, value_enum, default_value_t = Flow::Deploy)]
     flow: Flow,
-    /// Answer from this JSON file instead of the terminal (see `mrtr::terminal::AnswerScript`).
+    /// Answer from this JSON file instead of the terminal (see `mrtr_cli::AnswerScript`).
     #[arg(long, value_name = "FILE")]
     answers: Option<PathBuf>,
 }
@@ -203,12 +203,12 @@ async fn main() -> anyhow::Result<()> {
         // Without a person at a browser, the script visits the approval page itself.
         MrtrClient::connect(transport, ScriptedBrowser(answers))
             .await?
-            .with_observer(terminal::Transcript)
+            .with_observer(mrtr_cli::Transcript)
     } else {
-        terminal::connect(transport, answers).await?
+        mrtr_cli::connect(transport, answers).await?
     }
     .with_config(DriverConfig::default());
-    let outcome = terminal::run(&client, &action).await;
+    let outcome = mrtr_cli::run(&client, &action).await;
     client.close().await;
     server_task.abort();
     if let Some(dir) = workspace {

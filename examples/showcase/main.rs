@@ -8,7 +8,7 @@
 //! cargo run --example showcase -- describe deploy_wizard
 //! cargo run --example showcase -- serve-http 127.0.0.1:8080
 //! cargo run --example showcase -- serve-http 127.0.0.1:8080 --body-timeout 10 --max-connections 256
-//! cargo run --bin mrtr -- stdio --call deploy_wizard --args '{"service":"api"}' -- target/debug/examples/showcase serve-stdio
+//! cargo run -p mrtr-cli -- stdio --call deploy_wizard --args '{"service":"api"}' -- target/debug/examples/showcase serve-stdio
 //! ```
 
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28

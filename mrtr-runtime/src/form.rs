@@ -1,4 +1,9 @@
-//! The runtime side of form elicitation: the [`Form`] trait that `#[derive(Form)]` implements.
+//! The runtime side of form elicitation: the [`Form`] trait that `#[derive(Form)]` implements,
+//! and [`RequestedForm`], the one validator for answers against a `requestedSchema`.
+
+mod check;
+
+pub use check::{Field, FieldKind, InvalidAnswer, RequestedForm, UnsupportedSchema};
 
 use rmcp::model::ElicitationSchema;
 use serde::de::DeserializeOwned;

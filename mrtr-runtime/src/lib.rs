@@ -7,10 +7,23 @@
 //! - `testing` (feature `testing`): the test kit — step a machine round by round through real
 //!   sealing in-process, hop instances, replay and tamper rounds, print transcripts.
 //! - [`client`]: a driver that answers `input_required` rounds, by hand or automatically.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! | --- | --- | --- |
+//! | `stdio` | yes | rmcp's stdio transport (`rmcp::transport::stdio()`) to serve over stdin/stdout |
+//! | `server-http` | yes | `server::http`: production Streamable HTTP serving (axum, hyper) |
+//! | `client` | no | `client`: the MRTR client driver, over any rmcp client transport |
+//! | `client-http` | no | `client` plus rmcp's Streamable HTTP client (reqwest, rustls) |
+//! | `client-child-process` | no | `client` plus rmcp's child-process transport |
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod form;
 pub mod machine;
@@ -21,6 +34,24 @@ pub mod testing;
 pub mod token;
 
 pub use machine::{AsJson, State};
+
+/// The trait behind `#[derive(Form)]`; through `mrtr`, `mrtr::Form` names both the trait and
+/// the derive, as `serde::Serialize` does.
+///
+/// ```
+/// fn schema_of<T: mrtr_runtime::Form>() -> rmcp::model::ElicitationSchema {
+///     T::requested_schema()
+/// }
+/// ```
+pub use form::Form;
+/// The trait behind `#[derive(FormChoice)]`; `mrtr::FormChoice` names both.
+///
+/// ```
+/// fn options_of<T: mrtr_runtime::FormChoice>() -> usize {
+///     T::OPTIONS.len()
+/// }
+/// ```
+pub use form::FormChoice;
 
 /// What a tool module usually needs: `use mrtr::prelude::*;`.
 ///

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-/// `target/<profile>/examples/<name>`, built by `cargo build --example <name>` the first
+/// `target/<profile>/examples/<name>`, built by `cargo build -p mrtr --example <name>` the first
 /// time it is asked for in this process.
 pub fn example(name: &str) -> PathBuf {
     static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
@@ -22,7 +22,7 @@ pub fn example(name: &str) -> PathBuf {
         .join("examples")
         .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--example", name])
+        .args(["build", "-p", "mrtr", "--example", name])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("run cargo build");

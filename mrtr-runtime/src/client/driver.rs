@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use super::legacy::SessionHandler;
 use super::{
     CallOutput, CallTarget, ClientError, FormElicitation, HandlerError, InputHandler, InputKind,
-    InputKinds, PendingCall, RootsRequest, SamplingRequest, Step, UrlElicitation,
+    InputKinds, PendingCall, RootsRequest, RoundOutcome, SamplingRequest, UrlElicitation,
 };
 
 /// Limits for the automatic round loop.
@@ -126,12 +126,12 @@ pub trait RoundObserver: Send + Sync + 'static {
 ///
 /// ```no_run
 /// # async fn demo(peer: rmcp::service::Peer<rmcp::service::RoleClient>) -> Result<(), mrtr_runtime::client::ClientError> {
-/// use mrtr_runtime::client::{CallTarget, InputHandlers, MrtrClient, Step};
+/// use mrtr_runtime::client::{CallTarget, InputHandlers, MrtrClient, RoundOutcome};
 ///
 /// // Manual mode: persist each round and answer it whenever (and wherever) you like.
 /// let client = MrtrClient::from_peer(peer, InputHandlers::new());
 /// let mut step = client.start(CallTarget::tool("deploy", None)).await?;
-/// while let Step::InputRequired(pending) = step {
+/// while let RoundOutcome::InputRequired(pending) = step {
 ///     let saved = serde_json::to_string(&pending).unwrap();
 ///     let pending: mrtr_runtime::client::PendingCall = serde_json::from_str(&saved).unwrap();
 ///     let answers = client.answer(&pending).await?;
@@ -328,8 +328,8 @@ impl MrtrClient {
                 .within_budget(deadline, &pending, self.resume(&pending, responses))
                 .await?;
             let next = match step {
-                Step::Complete(output) => return Ok(output),
-                Step::InputRequired(next) => next,
+                RoundOutcome::Complete(output) => return Ok(output),
+                RoundOutcome::InputRequired(next) => next,
             };
             if next.round as usize >= self.config.max_rounds {
                 return Err(ClientError::RoundLimit {
@@ -368,7 +368,7 @@ impl MrtrClient {
     }
 
     /// Manual mode: sends the first request of `target` and returns what the server said.
-    pub async fn start(&self, target: CallTarget) -> Result<Step, ClientError> {
+    pub async fn start(&self, target: CallTarget) -> Result<RoundOutcome, ClientError> {
         self.resume(&PendingCall::new(target), InputResponses::new())
             .await
     }
@@ -380,7 +380,7 @@ impl MrtrClient {
         &self,
         pending: &PendingCall,
         responses: InputResponses,
-    ) -> Result<Step, ClientError> {
+    ) -> Result<RoundOutcome, ClientError> {
         let request = build_request(pending, &responses);
         let result = self
             .peer
@@ -388,8 +388,8 @@ impl MrtrClient {
             .await
             .map_err(|error| connection_error(error, pending, responses))?;
         Ok(match classify(&pending.target, result)? {
-            Reply::Complete(output) => Step::Complete(output),
-            Reply::InputRequired(result) => Step::InputRequired(PendingCall {
+            Reply::Complete(output) => RoundOutcome::Complete(output),
+            Reply::InputRequired(result) => RoundOutcome::InputRequired(PendingCall {
                 target: pending.target.clone(),
                 round: pending.round + 1,
                 input_requests: result.input_requests.unwrap_or_default(),

@@ -40,4 +40,4 @@ pub use handler::{
     FormElicitation, HandlerError, InputHandler, InputHandlers, InputKind, InputKinds,
     RootsRequest, SamplingRequest, UrlElicitation,
 };
-pub use pending::{CallOutput, CallTarget, PendingCall, Step};
+pub use pending::{CallOutput, CallTarget, PendingCall, RoundOutcome};

@@ -141,9 +141,16 @@ pub enum CallOutput {
     Resource(ReadResourceResult),
 }
 
-/// What one round produced, in manual mode.
+/// What one round of a call came to, in manual mode (`start`, `resume`): the result, or the
+/// server's questions. (A machine's own step on the server is [`crate::machine::Step`].)
+///
+/// ```
+/// use mrtr_runtime::client::{CallOutput, RoundOutcome};
+/// let done = RoundOutcome::Complete(CallOutput::Tool(rmcp::model::CallToolResult::success(vec![])));
+/// assert!(matches!(done, RoundOutcome::Complete(CallOutput::Tool(_))));
+/// ```
 #[derive(Debug, Clone)]
-pub enum Step {
+pub enum RoundOutcome {
     /// The call is done.
     Complete(CallOutput),
     /// The server asks for input; answer it and resume.

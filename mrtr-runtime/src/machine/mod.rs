@@ -25,7 +25,6 @@ mod kind;
 mod outcome;
 mod recipe;
 mod reply;
-mod schema_check;
 mod state_codec;
 
 use std::borrow::Cow;
@@ -143,6 +142,32 @@ pub enum Method {
     GetPrompt,
     /// `resources/read`
     ReadResource,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = crate::token::UnknownMethod;
+
+    /// Parses a JSON-RPC method name; only the three that may return `input_required`.
+    ///
+    /// ```
+    /// use mrtr_runtime::machine::Method;
+    /// assert_eq!("prompts/get".parse::<Method>(), Ok(Method::GetPrompt));
+    /// assert!("tools/list".parse::<Method>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "tools/call" => Ok(Method::CallTool),
+            "prompts/get" => Ok(Method::GetPrompt),
+            "resources/read" => Ok(Method::ReadResource),
+            _ => Err(crate::token::UnknownMethod),
+        }
+    }
 }
 
 impl Method {

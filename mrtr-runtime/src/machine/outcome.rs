@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::answers::{AnswerError, AnswerProblem};
-use super::schema_check::check_form_content;
+use crate::form::RequestedForm;
 
 /// Decodes one answer. Implemented by [`Elicited`], [`Sampled`] and [`Roots`].
 ///
@@ -152,8 +152,10 @@ impl<T: DeserializeOwned> Outcome for Elicited<T> {
                     let content = result
                         .content
                         .ok_or_else(|| malformed(key, "accepted form answer has no content"))?;
-                    check_form_content(requested_schema, &content)
-                        .map_err(|e| malformed(key, e))?;
+                    RequestedForm::from_schema(requested_schema)
+                        .map_err(|e| malformed(key, format!("unsupported requestedSchema: {e}")))?
+                        .check(&content)
+                        .map_err(|e| malformed(key, e.to_string()))?;
                     decode_content(key, content).map(Elicited::Accept)
                 }
                 _ => serde_json::from_value(Value::Null)

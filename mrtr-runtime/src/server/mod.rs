@@ -19,6 +19,8 @@
 mod build_error;
 pub(crate) mod engine;
 mod errors;
+#[cfg(feature = "server-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub mod http;
 mod legacy;
 mod principal;

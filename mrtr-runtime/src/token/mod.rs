@@ -54,6 +54,7 @@ mod sealer;
 use std::fmt;
 use std::time::Duration;
 
+pub use binding::UnknownMethod;
 pub(crate) use binding::{Binding, BoundMethod};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use envelope::{Envelope, FORMAT_VERSION};
@@ -66,7 +67,7 @@ pub(crate) use sealer::{SealError, SealInput, StateSealer};
 #[cfg(feature = "token-internals")]
 #[doc(hidden)]
 pub mod internals {
-    pub use super::binding::{Binding, BoundMethod, UnknownMethod, canonical_json};
+    pub use super::binding::{Binding, BoundMethod, canonical_json};
     pub use super::envelope::{Envelope, FORMAT_VERSION};
     pub use super::sealer::{NONCE_LEN, SealError, SealInput, StateSealer};
 }

@@ -1,9 +1,10 @@
 //! The `mrtr` terminal client end to end: in a pseudo-terminal answering a form field by
 //! field, and without a TTY from an answers file, over stdio and HTTP.
 
-#[path = "support/bins.rs"]
+// The servers these tests talk to are the `mrtr` package's test fixtures.
+#[path = "../../tests/support/bins.rs"]
 mod bins;
-#[path = "support/server.rs"]
+#[path = "../../tests/support/server.rs"]
 mod server;
 
 use std::{process::Command, time::Duration};
@@ -270,4 +271,44 @@ fn legacy_sessions_are_answered_from_the_same_sources() {
     );
     // No MRTR rounds on a legacy session.
     assert!(!stdout.contains("input_required"), "{stdout}");
+}
+
+#[test]
+/// The demo's own answers file drives the showcase's deploy wizard.
+fn the_mrtr_client_drives_the_showcase_over_stdio_from_the_demo_script() {
+    let output = mrtr()
+        .args([
+            "stdio",
+            "--call",
+            "deploy_wizard",
+            "--args",
+            r#"{"service":"web"}"#,
+        ])
+        .arg("--answers")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/demo/answers.json"
+        ))
+        .arg("--")
+        .arg(bins::example("showcase"))
+        .arg("serve-stdio")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run mrtr");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rounds = stdout
+        .lines()
+        .filter(|line| line.contains("→ input_required") && line.contains("requestState "))
+        .count();
+    assert_eq!(rounds, 5, "{stdout}");
+    assert!(stdout.contains("? [confirm] form: Deploy web to PRODUCTION?"));
+    assert!(
+        stdout
+            .ends_with("── complete\nDeploying web 1.4.2 to production (3 version attempt(s)).\n")
+    );
 }

@@ -10,10 +10,8 @@
 use std::{io::IsTerminal, path::PathBuf, process::ExitCode};
 
 use clap::{Args, Parser, Subcommand};
-use mrtr::{
-    client::{ClientError, DriverConfig, MrtrClient},
-    terminal::{self, Action, AnswerOptions, AnswerScript, SampleSource, TerminalAnswers},
-};
+use mrtr_cli::{Action, AnswerOptions, AnswerScript, SampleSource, TerminalAnswers};
+use mrtr_runtime::client::{ClientError, DriverConfig, MrtrClient};
 use rmcp::{
     model::JsonObject,
     transport::{StreamableHttpClientTransport, TokioChildProcess},
@@ -63,7 +61,7 @@ struct Options {
     /// Arguments for --call or --prompt, as a JSON object.
     #[arg(long, value_name = "JSON", value_parser = parse_object)]
     args: Option<JsonObject>,
-    /// Answer elicitations from this JSON file instead of asking (see `mrtr::terminal::AnswerScript`).
+    /// Answer elicitations from this JSON file instead of asking (see `mrtr_cli::AnswerScript`).
     #[arg(long, value_name = "FILE")]
     answers: Option<PathBuf>,
     /// A directory to offer as a root (repeatable; default: the current directory).
@@ -139,7 +137,7 @@ async fn session(client: Result<MrtrClient, ClientError>, options: &Options) -> 
     let client = client
         .map_err(|error| error.to_string())?
         .with_config(DriverConfig::default().with_max_rounds(options.max_rounds));
-    let outcome = terminal::run(&client, &options.action()).await;
+    let outcome = mrtr_cli::run(&client, &options.action()).await;
     client.close().await;
     outcome.map_err(|error| match error.pending() {
         Some(pending) => format!(
@@ -156,13 +154,13 @@ async fn connect<T, E, A>(
     options: &Options,
 ) -> Result<MrtrClient, ClientError>
 where
-    T: mrtr::rmcp::transport::IntoTransport<mrtr::rmcp::RoleClient, E, A>,
+    T: mrtr_runtime::rmcp::transport::IntoTransport<mrtr_runtime::rmcp::RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
     if options.legacy {
-        terminal::connect_legacy(transport, answers).await
+        mrtr_cli::connect_legacy(transport, answers).await
     } else {
-        terminal::connect(transport, answers).await
+        mrtr_cli::connect(transport, answers).await
     }
 }
 

@@ -6,16 +6,17 @@
 //! no TTY.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), mrtr::client::ClientError> {
-//! use mrtr::terminal::{self, Action, AnswerOptions, AnswerScript, TerminalAnswers};
+//! # async fn demo() -> Result<(), mrtr_runtime::client::ClientError> {
+//! use mrtr_cli::{Action, AnswerOptions, AnswerScript, TerminalAnswers};
 //!
 //! let script = AnswerScript::from_json(r#"{"inOrder": ["decline"]}"#).unwrap();
 //! let answers = TerminalAnswers::scripted(script, AnswerOptions::default());
 //! let transport = rmcp::transport::StreamableHttpClientTransport::from_uri("http://127.0.0.1:8080/mcp");
-//! let client = terminal::connect(transport, answers).await?;
-//! terminal::run(&client, &Action::CallTool { name: "deploy".into(), arguments: None }).await?;
+//! let client = mrtr_cli::connect(transport, answers).await?;
+//! mrtr_cli::run(&client, &Action::CallTool { name: "deploy".into(), arguments: None }).await?;
 //! # Ok(()) }
 //! ```
+#![deny(missing_docs)]
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28 MRTR.
 
 mod answers;
@@ -63,11 +64,11 @@ pub enum Action {
 /// Prints each round on stdout: the requests, the answers and the `requestState` size.
 ///
 /// ```no_run
-/// # async fn demo(transport: rmcp::transport::TokioChildProcess) -> Result<(), mrtr::client::ClientError> {
-/// use mrtr::client::{InputHandlers, MrtrClient};
+/// # async fn demo(transport: rmcp::transport::TokioChildProcess) -> Result<(), mrtr_runtime::client::ClientError> {
+/// use mrtr_runtime::client::{InputHandlers, MrtrClient};
 ///
 /// let client = MrtrClient::connect(transport, InputHandlers::new()).await?;
-/// let client = client.with_observer(mrtr::terminal::Transcript);
+/// let client = client.with_observer(mrtr_cli::Transcript);
 /// client.call_tool("deploy", None).await?; // prints every `input_required` round
 /// # Ok(()) }
 /// ```
@@ -133,9 +134,9 @@ fn describe(request: &InputRequest) -> String {
                 ..
             } => {
                 let schema = serde_json::to_value(requested_schema).unwrap_or_default();
-                let fields = form::fields(&schema)
-                    .map(|fields| {
-                        fields
+                let fields = mrtr_runtime::form::RequestedForm::parse(&schema)
+                    .map(|form| {
+                        form.fields()
                             .iter()
                             .map(|field| {
                                 format!("{}{}", field.name, if field.required { "*" } else { "" })
@@ -143,7 +144,7 @@ fn describe(request: &InputRequest) -> String {
                             .collect::<Vec<_>>()
                             .join(", ")
                     })
-                    .unwrap_or_else(|error| error);
+                    .unwrap_or_else(|error| error.to_string());
                 format!("form: {message} [{fields}]")
             }
             ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
@@ -181,9 +182,9 @@ where
 /// them the same way (there are no rounds to print).
 ///
 /// ```no_run
-/// # async fn demo(transport: mrtr::rmcp::transport::TokioChildProcess) {
-/// let answers = mrtr::terminal::TerminalAnswers::unattended(Default::default());
-/// let client = mrtr::terminal::connect_legacy(transport, answers).await.unwrap();
+/// # async fn demo(transport: mrtr_runtime::rmcp::transport::TokioChildProcess) {
+/// let answers = mrtr_cli::TerminalAnswers::unattended(Default::default());
+/// let client = mrtr_cli::connect_legacy(transport, answers).await.unwrap();
 /// # }
 /// ```
 pub async fn connect_legacy<T, E, A>(

@@ -19,7 +19,8 @@ use rmcp::model::{
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::form::{self, Field, FieldKind};
+use crate::form;
+use mrtr_runtime::form::{Field, FieldKind, RequestedForm};
 
 /// How sampling requests are answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,8 +81,8 @@ impl AnswerScript {
     ///
     /// ```
     /// use futures::executor::block_on;
-    /// use mrtr::client::{InputHandler, UrlElicitation};
-    /// use mrtr::terminal::{AnswerOptions, AnswerScript, TerminalAnswers};
+    /// use mrtr_runtime::client::{InputHandler, UrlElicitation};
+    /// use mrtr_cli::{AnswerOptions, AnswerScript, TerminalAnswers};
     /// use rmcp::model::ElicitationAction;
     ///
     /// let script = AnswerScript::from_json(r#"{"byKey": {"login": "decline"}}"#).unwrap();
@@ -198,7 +199,7 @@ impl TerminalAnswers {
             && let Some(schema) = schema
         {
             let content = content.unwrap_or_else(|| Value::Object(Map::new()));
-            form::validate_content(schema, &content).map_err(|error| {
+            form::check_scripted(schema, &content).map_err(|error| {
                 HandlerError::failed(format!("scripted answer for `{key}`: {error}"))
             })?;
             result = result.with_content(content);
@@ -364,7 +365,9 @@ const CANCEL: &str = "Cancel the call";
 
 /// Asks for a whole form, field by field, after offering to decline or cancel.
 fn prompt_form(message: &str, schema: &Value) -> Result<ElicitResult, HandlerError> {
-    let fields = form::fields(schema).map_err(HandlerError::failed)?;
+    let form =
+        RequestedForm::parse(schema).map_err(|error| HandlerError::failed(error.to_string()))?;
+    let fields = form.fields();
     eprintln!();
     let choice = Select::new(message, vec![FILL_IN, DECLINE, CANCEL])
         .with_help_message("↑↓ to move, Enter to choose, Esc to cancel the call")
@@ -376,7 +379,7 @@ fn prompt_form(message: &str, schema: &Value) -> Result<ElicitResult, HandlerErr
         Err(error) => return Ok(ElicitResult::new(cancelled_or(error)?)),
     }
     let mut content = Map::new();
-    for field in &fields {
+    for field in fields {
         match prompt_field(field) {
             Ok(Some(value)) => {
                 content.insert(field.name.clone(), value);
@@ -458,9 +461,9 @@ fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
                             .map(|option| all[option.index].clone())
                             .collect(),
                     );
-                    Ok(match form::validate(&checked, &values) {
+                    Ok(match checked.check(&values) {
                         Ok(()) => Validation::Valid,
-                        Err(error) => Validation::Invalid(error.into()),
+                        Err(error) => Validation::Invalid(error.problem().to_owned().into()),
                     })
                 })
                 .raw_prompt()?;
@@ -498,5 +501,13 @@ fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
                 .unwrap_or(None)
                 .or_else(|| field.default.clone()))
         }
+        // A kind the restricted schema gains later: refuse rather than skip the field.
+        other => Err(InquireError::Custom(
+            format!(
+                "field `{}`: this client cannot ask for {other:?}",
+                field.name
+            )
+            .into(),
+        )),
     }
 }
