@@ -618,12 +618,7 @@ fn descriptor(function: &MachineFn, kinds: &BTreeSet<KindHint>, fingerprint: u64
             }
         }
         Kind::Resource => {
-            let uri = function
-                .args
-                .uri
-                .as_ref()
-                .map(|uri| uri.value())
-                .unwrap_or_default();
+            let uri = resource_uri(function);
             let description = (!doc.is_empty()).then(
                 || quote!(resource.description = ::core::option::Option::Some(#doc.to_string());),
             );
@@ -803,12 +798,7 @@ pub fn expand(
             value
         )?),
         Kind::Resource => {
-            let uri = function
-                .args
-                .uri
-                .as_ref()
-                .map(|uri| uri.value())
-                .unwrap_or_default();
+            let uri = resource_uri(function);
             quote!(::mrtr::__private::IntoResourceResult::into_resource_result(value, #uri)?)
         }
     };
@@ -926,4 +916,14 @@ pub fn expand(
             }
         };
     }
+}
+
+/// The `uri = ".."` of a `#[mrtr::resource]` (empty when absent; `check` reports that).
+fn resource_uri(function: &MachineFn) -> String {
+    function
+        .args
+        .uri
+        .as_ref()
+        .map(|uri| uri.value())
+        .unwrap_or_default()
 }
