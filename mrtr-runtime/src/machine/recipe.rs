@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 use super::input;
 
 /// The arguments of the builder that made a request (postcard-encoded in the state).
+///
+/// postcard writes the variant's index, so the order of the variants is part of the token
+/// format: add variants at the end only; anything else needs a new envelope
+/// `FORMAT_VERSION` (an old token then fails closed instead of rebuilding another question).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Recipe {
     /// Not made by a builder below (or changed afterwards): the request's JSON text.
