@@ -32,6 +32,7 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 use crate::internals::attr::machine_args;
+use crate::internals::crate_path::retarget;
 use crate::internals::errors::{Errors, spanned};
 pub(crate) use parse::Kind;
 
@@ -60,6 +61,21 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
         return quote::quote!(#error #method);
     }
     let args = machine_args(kind, attr, &mut errors);
+    let krate = args.krate.clone();
+    let expanded = expand_function(kind, args, item_fn, errors);
+    match krate {
+        Some(krate) => retarget(expanded, &krate),
+        None => expanded,
+    }
+}
+
+/// Runs the pipeline on a free function whose attribute arguments are read.
+fn expand_function(
+    kind: Kind,
+    args: parse::MachineArgs,
+    item_fn: syn::ItemFn,
+    mut errors: Errors,
+) -> TokenStream {
     let body_tokens = item_fn.block.to_token_stream();
     let function = parse::parse_fn(kind, args, item_fn, &mut errors);
     check::check_positions(&function.body, &mut errors);
