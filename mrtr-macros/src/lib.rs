@@ -33,8 +33,10 @@ mod machine;
 ///     "pong".to_string()
 /// }
 ///
-/// use mrtr::machine::Machine;
-/// assert_eq!(ping.descriptor().name(), "ping");
+/// fn main() {
+///     use mrtr::machine::Machine;
+///     assert_eq!(ping.descriptor().name(), "ping");
+/// }
 /// ```
 ///
 ///
