@@ -25,6 +25,7 @@ pub mod __private;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
+pub mod error;
 pub mod form;
 pub mod machine;
 pub mod server;
