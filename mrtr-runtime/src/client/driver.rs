@@ -530,16 +530,16 @@ fn to_json<T: Serialize>(answer: Result<T, HandlerError>) -> Result<Value, Handl
 
 /// Which handler answers `request` (`None` for kinds newer than this client).
 fn input_kind(request: &InputRequest) -> Option<InputKind> {
-    Some(match request {
-        InputRequest::Elicitation(ElicitRequest { params, .. }) => match params {
-            ElicitRequestParams::FormElicitationParams { .. } => InputKind::FormElicitation,
-            ElicitRequestParams::UrlElicitationParams { .. } => InputKind::UrlElicitation,
-            _ => return None,
-        },
-        InputRequest::CreateMessage(_) => InputKind::Sampling,
-        InputRequest::ListRoots(_) => InputKind::Roots,
-        _ => return None,
-    })
+    let known = match request {
+        InputRequest::Elicitation(ElicitRequest { params, .. }) => matches!(
+            params,
+            ElicitRequestParams::FormElicitationParams { .. }
+                | ElicitRequestParams::UrlElicitationParams { .. }
+        ),
+        InputRequest::CreateMessage(_) | InputRequest::ListRoots(_) => true,
+        _ => false,
+    };
+    known.then(|| InputKind::of(request))
 }
 
 fn unknown_kind(key: &str) -> ClientError {

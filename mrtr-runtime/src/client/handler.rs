@@ -8,39 +8,9 @@ use rmcp::model::{
     ElicitationCapability, ElicitationSchema, FormElicitationCapability, ListRootsResult,
     RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::error::BoxError;
-
-/// One kind of input a server can ask for in an `input_required` round.
-///
-/// ```
-/// use mrtr_runtime::client::InputKind;
-/// assert_eq!(InputKind::UrlElicitation.to_string(), "URL elicitation");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum InputKind {
-    /// `elicitation/create` in form mode.
-    FormElicitation,
-    /// `elicitation/create` in URL mode.
-    UrlElicitation,
-    /// `sampling/createMessage`.
-    Sampling,
-    /// `roots/list`.
-    Roots,
-}
-
-impl fmt::Display for InputKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            InputKind::FormElicitation => "form elicitation",
-            InputKind::UrlElicitation => "URL elicitation",
-            InputKind::Sampling => "sampling",
-            InputKind::Roots => "roots",
-        })
-    }
-}
+use crate::machine::InputKind;
 
 /// The set of input kinds a handler can answer; it decides the declared client capabilities.
 ///
@@ -56,6 +26,7 @@ pub struct InputKinds {
     form: bool,
     url: bool,
     sampling: bool,
+    sampling_tools: bool,
     roots: bool,
 }
 
@@ -65,14 +36,11 @@ impl InputKinds {
         Self::default()
     }
 
-    /// Every input kind.
+    /// Every input kind, sampling with tools included.
     pub fn all() -> Self {
-        Self {
-            form: true,
-            url: true,
-            sampling: true,
-            roots: true,
-        }
+        InputKind::ALL
+            .into_iter()
+            .fold(Self::none(), |kinds, kind| kinds.with(kind))
     }
 
     /// Adds one kind.
@@ -87,6 +55,7 @@ impl InputKinds {
             InputKind::FormElicitation => self.form,
             InputKind::UrlElicitation => self.url,
             InputKind::Sampling => self.sampling,
+            InputKind::SamplingWithTools => self.sampling_tools,
             InputKind::Roots => self.roots,
         }
     }
@@ -96,6 +65,7 @@ impl InputKinds {
             InputKind::FormElicitation => &mut self.form,
             InputKind::UrlElicitation => &mut self.url,
             InputKind::Sampling => &mut self.sampling,
+            InputKind::SamplingWithTools => &mut self.sampling_tools,
             InputKind::Roots => &mut self.roots,
         }
     }
@@ -113,8 +83,12 @@ impl InputKinds {
             }
             capabilities.elicitation = Some(elicitation);
         }
-        if self.sampling {
-            capabilities.sampling = Some(SamplingCapability::default());
+        if self.sampling || self.sampling_tools {
+            let mut sampling = SamplingCapability::default();
+            if self.sampling_tools {
+                sampling.tools = Some(Default::default());
+            }
+            capabilities.sampling = Some(sampling);
         }
         if self.roots {
             capabilities.roots = Some(RootsCapabilities::default());

@@ -34,10 +34,13 @@ mod handler;
 mod legacy;
 mod pending;
 
+/// The kinds of input a server asks for: the same type servers use,
+/// [`machine::InputKind`](crate::machine::InputKind).
+pub use crate::machine::InputKind;
 pub use driver::{DriverConfig, MrtrClient, RoundObserver, client_config};
 pub use error::ClientError;
 pub use handler::{
-    FormElicitation, HandlerError, InputHandler, InputHandlers, InputKind, InputKinds,
-    RootsRequest, SamplingRequest, UrlElicitation,
+    FormElicitation, HandlerError, InputHandler, InputHandlers, InputKinds, RootsRequest,
+    SamplingRequest, UrlElicitation,
 };
 pub use pending::{CallOutput, CallTarget, PendingCall, RoundOutcome};

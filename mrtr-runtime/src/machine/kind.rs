@@ -128,9 +128,22 @@ impl InputKind {
     }
 }
 
+/// In words, for messages: "form elicitation", "URL elicitation", "sampling", "sampling with
+/// tools", "roots" ([`InputKind::as_str`] is the short name for logs).
+///
+/// ```
+/// use mrtr_runtime::machine::InputKind;
+/// assert_eq!(InputKind::UrlElicitation.to_string(), "URL elicitation");
+/// ```
 impl std::fmt::Display for InputKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(match self {
+            InputKind::FormElicitation => "form elicitation",
+            InputKind::UrlElicitation => "URL elicitation",
+            InputKind::Sampling => "sampling",
+            InputKind::SamplingWithTools => "sampling with tools",
+            InputKind::Roots => "roots",
+        })
     }
 }
 
