@@ -288,7 +288,7 @@ fn the_mrtr_client_drives_the_showcase_over_stdio_from_the_demo_script() {
         .arg("--answers")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../examples/demo/answers.json"
+            "/examples/demo/answers.json"
         ))
         .arg("--")
         .arg(bins::example("showcase"))

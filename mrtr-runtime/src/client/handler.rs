@@ -20,6 +20,16 @@ use crate::machine::InputKind;
 /// let kinds = InputKinds::none().with(InputKind::FormElicitation).with(InputKind::Roots);
 /// let caps = kinds.client_capabilities();
 /// assert!(caps.elicitation.is_some() && caps.roots.is_some() && caps.sampling.is_none());
+///
+/// // Sampling that offers tools is declared as `sampling.tools`, which the server checks.
+/// let caps = InputKinds::none().with(InputKind::SamplingWithTools).client_capabilities();
+/// assert!(InputKind::SamplingWithTools.is_declared_by(&caps));
+/// let caps = InputKinds::none().with(InputKind::Sampling).client_capabilities();
+/// assert!(InputKind::Sampling.is_declared_by(&caps));
+/// assert!(!InputKind::SamplingWithTools.is_declared_by(&caps));
+/// // Every kind a client declares is one a server can see as declared.
+/// let caps = InputKinds::all().client_capabilities();
+/// assert!(InputKind::ALL.iter().all(|kind| kind.is_declared_by(&caps)));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InputKinds {
