@@ -6,7 +6,9 @@
 //! - [`server`]: the rmcp adapter that lists, gates, resumes and seals.
 //! - `testing` (feature `testing`): the test kit — step a machine round by round through real
 //!   sealing in-process, hop instances, replay and tamper rounds, print transcripts.
-//! - [`client`]: a driver that answers `input_required` rounds, by hand or automatically.
+//! - `client` (feature `client`): a driver that answers `input_required` rounds, by hand or
+//!   automatically.
+//! - [`error`]: what the error types share: boxed causes and [`error::ErrorChain`].
 //!
 //! # Features
 //!
