@@ -142,6 +142,28 @@ async fn exercise_everything(client: &MrtrClient) -> Result<(), ClientError> {
     Ok(())
 }
 
+/// SEP-1613/SEP-2106: the focal tool's inputSchema goes back verbatim, as received, to the
+/// echo tool, so the suite can see which JSON Schema 2020-12 keywords the client kept.
+async fn echo_schema(client: &MrtrClient) -> Result<(), ClientError> {
+    let tools = client
+        .peer()
+        .list_all_tools()
+        .await
+        .map_err(|error| ClientError::Protocol(error.into()))?;
+    let Some(focal) = tools
+        .iter()
+        .find(|tool| tool.name == "json_schema_2020_12_tool")
+    else {
+        return Err(ClientError::Protocol(
+            "the server lists no json_schema_2020_12_tool".into(),
+        ));
+    };
+    let schema = Value::Object(focal.input_schema.as_ref().clone());
+    let arguments = json!({ "schema": schema }).as_object().cloned();
+    client.call_tool("json_schema_echo", arguments).await?;
+    Ok(())
+}
+
 async fn run(scenario: &str, url: String) -> Result<(), ClientError> {
     let transport = StreamableHttpClientTransport::from_uri(url);
     // Scenarios from before 2026-07-28 run against servers that only know `initialize`.
@@ -161,6 +183,7 @@ async fn run(scenario: &str, url: String) -> Result<(), ClientError> {
             let arguments = json!({"a": 5, "b": 3}).as_object().cloned();
             client.call_tool("add_numbers", arguments).await?;
         }
+        "json-schema-2020-12-preservation" => echo_schema(&client).await?,
         _ => exercise_everything(&client).await?,
     }
     client.close().await;
