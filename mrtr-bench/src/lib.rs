@@ -14,6 +14,7 @@
 //! }
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
 pub mod engine;

@@ -18,6 +18,8 @@
 //! | `client-http` | no | `client` plus rmcp's Streamable HTTP client (reqwest, rustls) |
 //! | `client-child-process` | no | `client` plus rmcp's child-process transport |
 #![deny(missing_docs)]
+// One line needs `unsafe` (getrlimit in `server::http`), allowed there with a SAFETY note.
+#![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[doc(hidden)]
@@ -26,6 +28,9 @@ pub mod __private;
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod form;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzz_api;
 pub mod machine;
 pub mod server;
 #[cfg(feature = "testing")]

@@ -23,6 +23,8 @@ pub mod lower;
 pub mod parse;
 pub mod suspension;
 
+#[cfg(any(test, fuzzing))]
+pub mod body_gen;
 #[cfg(test)]
 pub(crate) mod difftest;
 #[cfg(test)]
@@ -59,12 +61,30 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
         let error = errors.finish().err().map(|e| e.to_compile_error());
         return quote::quote!(#error #method);
     }
+    match run_stages(kind, attr, item_fn) {
+        Staged::Expanded(tokens) => tokens,
+        Staged::Refused(function, errors) => with_errors(&function, errors),
+    }
+}
+
+/// What the five stages made of one function.
+pub(crate) enum Staged {
+    /// A stage refused it: the parsed function (for the stub) and the errors.
+    Refused(Box<parse::MachineFn>, Errors),
+    /// The expansion.
+    Expanded(TokenStream),
+}
+
+/// Runs parse → check → lower → analyze → expand on a free function (a method is reported
+/// by [`expand_attribute`] before this); the macro fuzz target drives this same function.
+pub(crate) fn run_stages(kind: Kind, attr: TokenStream, item_fn: syn::ItemFn) -> Staged {
+    let mut errors = Errors::default();
     let args = machine_args(kind, attr, &mut errors);
     let body_tokens = item_fn.block.to_token_stream();
     let function = parse::parse_fn(kind, args, item_fn, &mut errors);
     check::check_positions(&function.body, &mut errors);
     if !errors.is_empty() {
-        return with_errors(&function, errors);
+        return Staged::Refused(Box::new(function), errors);
     }
     let cfg = lower::lower(&function, &mut errors);
     let liveness = analyze::analyze(&cfg);
@@ -73,7 +93,7 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
     analyze::check_assigned(&cfg, &liveness, &mut errors);
     analyze::check_jumps(&cfg, &liveness, &reachable, &mut errors);
     if !errors.is_empty() {
-        return with_errors(&function, errors);
+        return Staged::Refused(Box::new(function), errors);
     }
     let fingerprint = expand::fingerprint::fingerprint(
         kind.as_str(),
@@ -87,7 +107,7 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
             .map(syn::LitStr::value)
             .as_deref(),
     );
-    expand::expand(&function, &cfg, &liveness, fingerprint)
+    Staged::Expanded(expand::expand(&function, &cfg, &liveness, fingerprint))
 }
 
 fn with_errors(function: &parse::MachineFn, errors: Errors) -> TokenStream {

@@ -295,6 +295,14 @@ impl Gen<'_> {
                     let diverge = self.code(diverge, access);
                     quote!(else #diverge)
                 });
+                // `let .. else` forbids an initializer ending in `}`, which a rewritten `?`
+                // (a `match`) does: `let Some(v) = names? else { .. }`.
+                let init = match init {
+                    Some(init) if diverge.is_some() && ends_in_brace(&init) => {
+                        Some(quote!((#init)))
+                    }
+                    init => init,
+                };
                 // A shadowed local that is still needed moves to a hidden name first.
                 let mut moves = TokenStream::new();
                 for def in defs {
@@ -926,4 +934,12 @@ fn resource_uri(function: &MachineFn) -> String {
         .as_ref()
         .map(|uri| uri.value())
         .unwrap_or_default()
+}
+
+/// Whether the last token is a `{ .. }` group.
+fn ends_in_brace(tokens: &TokenStream) -> bool {
+    matches!(
+        tokens.clone().into_iter().last(),
+        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace
+    )
 }
