@@ -437,6 +437,17 @@ mod tests {
     use proptest::prelude::Rng as _;
     use proptest::test_runner::{RngAlgorithm, TestRng};
 
+    /// The generator's finding, kept: `let .. else` on an initializer with `?` after a
+    /// suspension expanded to `let P = match .. { .. } else { .. }`, which does not parse.
+    #[test]
+    fn let_else_on_a_question_mark_after_a_suspension_expands_to_rust() {
+        let source = "async fn fuzzed(names: Vec<String>) -> Result<String, ToolError> { \
+            let prefix = ask!(text(\"Prefix?\")).accepted()?; \
+            let Some(found) = pick(&names, &prefix)? else { return Ok(String::new()); }; \
+            Ok(found) }";
+        assert!(matches!(run_pipeline(source), Verdict::Expanded));
+    }
+
     /// The stable driver: 1000 generated functions from a fixed seed (libFuzzer runs the
     /// same generator for millions, see `fuzz/README.md`).
     #[test]
