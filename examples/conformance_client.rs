@@ -12,6 +12,7 @@
 #![allow(deprecated)]
 
 use mrtr::client::{CallTarget, ClientError, InputHandlers, MrtrClient, RoundOutcome};
+use mrtr::error::ErrorChain;
 use rmcp::{
     model::ProtocolVersion,
     model::{
@@ -88,7 +89,7 @@ async fn request_state(client: &MrtrClient) -> Result<(), ClientError> {
 /// reported but do not stop the run: these scenarios judge the requests, not the replies.
 async fn exercise_everything(client: &MrtrClient) -> Result<(), ClientError> {
     let peer = client.peer();
-    let protocol = |error: rmcp::service::ServiceError| ClientError::Protocol(error.to_string());
+    let protocol = |error: rmcp::service::ServiceError| ClientError::Protocol(error.into());
     let tools = peer.list_all_tools().await.map_err(protocol)?;
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
@@ -121,20 +122,20 @@ async fn exercise_everything(client: &MrtrClient) -> Result<(), ClientError> {
     };
     for (name, arguments) in calls {
         if let Err(error) = client.call_tool(name.clone(), arguments).await {
-            eprintln!("tools/call {name}: {error}");
+            eprintln!("tools/call {name}: {}", ErrorChain(&error));
         }
     }
     if let Ok(resources) = peer.list_all_resources().await {
         for resource in resources {
             if let Err(error) = client.read_resource(resource.uri.clone()).await {
-                eprintln!("resources/read {}: {error}", resource.uri);
+                eprintln!("resources/read {}: {}", resource.uri, ErrorChain(&error));
             }
         }
     }
     if let Ok(prompts) = peer.list_all_prompts().await {
         for prompt in prompts {
             if let Err(error) = client.get_prompt(prompt.name.clone(), None).await {
-                eprintln!("prompts/get {}: {error}", prompt.name);
+                eprintln!("prompts/get {}: {}", prompt.name, ErrorChain(&error));
             }
         }
     }
@@ -174,7 +175,7 @@ async fn main() {
         std::process::exit(2);
     };
     if let Err(error) = run(&scenario, url).await {
-        eprintln!("scenario {scenario}: {error}");
+        eprintln!("scenario {scenario}: {}", ErrorChain(&error));
         std::process::exit(1);
     }
 }

@@ -161,7 +161,7 @@ async fn malformed_entry_and_unknown_result_type_are_clear_errors() {
         .unwrap();
     let error = client.call_tool("malformed", None).await.unwrap_err();
     assert!(
-        matches!(&error, ClientError::MalformedInputRequest { key, reason } if key == "ask" && reason.contains("message")),
+        matches!(&error, ClientError::MalformedInputRequest { key, source } if key == "ask" && source.to_string().contains("message")),
         "{error}"
     );
     let error = client.call_tool("unknown_type", None).await.unwrap_err();
@@ -370,7 +370,7 @@ async fn failing_and_hanging_handlers_are_clear_errors() {
     let client = http_client(&url, failing).await;
     let error = client.call_tool("wizard", None).await.unwrap_err();
     assert!(
-        matches!(&error, ClientError::HandlerFailed { key, kind: InputKind::FormElicitation, message } if key == "service" && message == "no keyboard"),
+        matches!(&error, ClientError::HandlerFailed { key, kind: InputKind::FormElicitation, source } if key == "service" && source.to_string() == "no keyboard"),
         "{error}"
     );
     client.close().await;

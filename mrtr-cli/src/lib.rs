@@ -252,7 +252,7 @@ pub async fn run(client: &MrtrClient, action: &Action) -> Result<(), ClientError
 
 async fn list(client: &MrtrClient) -> Result<(), ClientError> {
     let peer = client.peer();
-    let protocol = |error: rmcp::service::ServiceError| ClientError::Protocol(error.to_string());
+    let protocol = |error: rmcp::service::ServiceError| ClientError::Protocol(error.into());
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "tools:");
     for tool in peer.list_all_tools().await.map_err(protocol)? {

@@ -12,6 +12,7 @@ use std::{io::IsTerminal, path::PathBuf, process::ExitCode};
 use clap::{Args, Parser, Subcommand};
 use mrtr_cli::{Action, AnswerOptions, AnswerScript, SampleSource, TerminalAnswers};
 use mrtr_runtime::client::{ClientError, DriverConfig, MrtrClient};
+use mrtr_runtime::error::ErrorChain;
 use rmcp::{
     model::JsonObject,
     transport::{StreamableHttpClientTransport, TokioChildProcess},
@@ -135,16 +136,17 @@ impl Options {
 
 async fn session(client: Result<MrtrClient, ClientError>, options: &Options) -> Result<(), String> {
     let client = client
-        .map_err(|error| error.to_string())?
+        .map_err(|error| ErrorChain(&error).to_string())?
         .with_config(DriverConfig::default().with_max_rounds(options.max_rounds));
     let outcome = mrtr_cli::run(&client, &options.action()).await;
     client.close().await;
     outcome.map_err(|error| match error.pending() {
         Some(pending) => format!(
-            "{error}\npending call (resumable): {}",
+            "{}\npending call (resumable): {}",
+            ErrorChain(&error),
             serde_json::to_string(pending).unwrap_or_default()
         ),
-        None => error.to_string(),
+        None => ErrorChain(&error).to_string(),
     })
 }
 

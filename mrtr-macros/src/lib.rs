@@ -20,7 +20,26 @@ mod machine;
 /// `mrtr::machine::Machine<Output = CallToolResult>`, registered with `.tool(name)`.
 ///
 /// Arguments: `name = "..."` (listed name), `description = "..."` (instead of the doc
-/// comment), `compat = "..."` (declare a layout-compatible edit: keeps in-flight flows).
+/// comment), `compat = "..."` (declare a layout-compatible edit: keeps in-flight flows),
+/// `crate = "..."` (where the `mrtr` facade is, when the dependency is renamed or re-exported;
+/// default `::mrtr`, as `#[serde(crate = "...")]` does):
+///
+/// ```
+/// mod deps {
+///     pub use ::mrtr as facade;
+/// }
+///
+/// #[mrtr::tool(crate = "crate::deps::facade")]
+/// async fn ping() -> String {
+///     "pong".to_string()
+/// }
+///
+/// fn main() {
+///     use mrtr::machine::Machine;
+///     assert_eq!(ping.descriptor().name(), "ping");
+/// }
+/// ```
+///
 ///
 /// ```
 /// use mrtr::machine::ToolError;
@@ -158,8 +177,10 @@ pub fn resource(
 /// schema (bounds, options, formats) by the runtime before they are deserialized.
 ///
 /// The struct must also derive `serde::Deserialize` (that is what reads the answer), and cannot
-/// be generic. The generated code names the facade crate as `::mrtr`. No `#[form(...)]` key is
-/// accepted on the struct itself: the spec's `requestedSchema` has no title or description.
+/// be generic. The generated code names the facade crate as `::mrtr`; if you renamed or
+/// re-export it, say where it is with `#[form(crate = "::my_mrtr")]` on the struct (and on
+/// choice enums). No other `#[form(...)]` key is accepted on the struct itself: the spec's
+/// `requestedSchema` has no title or description.
 ///
 /// ```
 /// use mrtr::form::Form;

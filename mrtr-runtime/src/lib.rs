@@ -27,6 +27,7 @@ pub mod __private;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
+pub mod error;
 pub mod form;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -947,25 +947,14 @@ impl Progress<rmcp::model::CallToolResult> {
 /// let refused = Refused { error: rmcp::ErrorData::invalid_params("bad", None), rejection: Some("expired") };
 /// assert_eq!(refused.to_string(), "-32602 bad (rejection: expired)");
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{} {}{}", error.code.0, error.message, rejection.map(|r| format!(" (rejection: {r})")).unwrap_or_default())]
 pub struct Refused {
     /// What the client receives.
     pub error: ErrorData,
     /// Why the `requestState` was refused, when it was.
     pub rejection: Option<&'static str>,
 }
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.error.code.0, self.error.message)?;
-        if let Some(rejection) = self.rejection {
-            write!(f, " (rejection: {rejection})")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Refused {}
 
 /// Ways to damage a sealed `requestState`, as an attacker or a broken client would.
 ///

@@ -153,7 +153,7 @@ const _: () = {
                     _ => {
                         return ::core::result::Result::Err(
                             ::mrtr::__private::StepError::StateMismatch(
-                                ::std::string::String::from("no resume point"),
+                                ::core::convert::Into::into("no resume point"),
                             ),
                         );
                     }

@@ -9,25 +9,45 @@ use std::sync::Mutex;
 /// `target/<profile>/examples/<name>`, built by `cargo build -p mrtr --example <name>` the first
 /// time it is asked for in this process.
 pub fn example(name: &str) -> PathBuf {
+    built(&["-p", "mrtr", "--example", name], &["examples", name])
+}
+
+/// `target/<profile>/mrtr`, the terminal client, built by `cargo build -p mrtr-cli --bin mrtr`
+/// the first time it is asked for in this process.
+pub fn terminal_client() -> PathBuf {
+    built(&["-p", "mrtr-cli", "--bin", "mrtr"], &["mrtr"])
+}
+
+/// Runs `cargo build <args>` once per process and returns `target/<profile>/<relative>`.
+fn built(args: &[&str], relative: &[&str]) -> PathBuf {
     static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+    let key = args.join(" ");
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(path) = built.get(name) {
+    if let Some(path) = built.get(&key) {
         return path.clone();
     }
     let exe = std::env::current_exe().expect("test binary path");
-    let path = exe
+    let mut path = exe
         .parent()
         .and_then(|deps| deps.parent())
         .expect("target dir")
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        .to_path_buf();
+    for part in relative {
+        path.push(part);
+    }
+    path.set_file_name(format!(
+        "{}{}",
+        relative.last().expect("a file name"),
+        std::env::consts::EXE_SUFFIX
+    ));
     let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "-p", "mrtr", "--example", name])
+        .arg("build")
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("run cargo build");
-    assert!(status.success(), "building the {name} example failed");
-    built.insert(name.to_string(), path.clone());
+    assert!(status.success(), "`cargo build {key}` failed");
+    built.insert(key, path.clone());
     path
 }
 

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, Ident};
 
-use crate::internals::attr::{form_args, serde_attrs};
+use crate::internals::attr::{form_args, serde_attrs, take_crate_arg};
 use crate::internals::doc::doc_paragraphs;
 use crate::internals::errors::Errors;
 
@@ -42,12 +42,13 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
             "`#[derive(FormChoice)]` does not support generic parameters",
         );
     }
-    for arg in form_args(&input.attrs, &mut errors) {
+    let (_, container_args) = take_crate_arg(form_args(&input.attrs, &mut errors), &mut errors);
+    for arg in container_args {
         errors.at(
             arg.key.span(),
             format_args!(
                 "unknown `form` attribute `{}` on a choice enum: `#[form(title = \"...\")]` goes \
-                 on variants",
+                 on variants; the enum itself takes only `crate = \"...\"`",
                 arg.key
             ),
         );

@@ -15,12 +15,15 @@ mod types;
 
 use proc_macro2::TokenStream;
 
+use crate::internals::attr::container_crate;
+use crate::internals::crate_path::retarget;
+
 /// Expands `#[derive(Form)]`.
 pub(crate) fn derive_form(input: TokenStream) -> TokenStream {
     match syn::parse2::<syn::DeriveInput>(input) {
         Ok(input) => {
             let (model, errors) = model::form_model(&input);
-            expand::expand_form(&model, errors)
+            with_crate_path(expand::expand_form(&model, errors), &input)
         }
         Err(error) => error.to_compile_error(),
     }
@@ -31,9 +34,17 @@ pub(crate) fn derive_form_choice(input: TokenStream) -> TokenStream {
     match syn::parse2::<syn::DeriveInput>(input) {
         Ok(input) => {
             let (choices, errors) = choice::choice_model(&input);
-            choice::expand_choice(&input, &choices, errors)
+            with_crate_path(choice::expand_choice(&input, &choices, errors), &input)
         }
         Err(error) => error.to_compile_error(),
+    }
+}
+
+/// Points the expansion at a renamed or re-exported `mrtr` (`#[form(crate = "...")]`).
+fn with_crate_path(expanded: TokenStream, input: &syn::DeriveInput) -> TokenStream {
+    match container_crate(&input.attrs) {
+        Some(krate) => retarget(expanded, &krate),
+        None => expanded,
     }
 }
 

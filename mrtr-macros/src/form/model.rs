@@ -4,7 +4,7 @@
 use syn::{Data, DeriveInput, Expr, ExprLit, ExprUnary, Fields, Ident, Lit, Type, UnOp};
 
 use super::types::{FieldType, IntType, Scalar, classify, display};
-use crate::internals::attr::{FormArg, form_args, serde_attrs};
+use crate::internals::attr::{FormArg, form_args, serde_attrs, take_crate_arg};
 use crate::internals::doc::doc_paragraphs;
 use crate::internals::errors::Errors;
 
@@ -141,12 +141,13 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
              at compile time",
         );
     }
-    for arg in form_args(&input.attrs, &mut errors) {
+    let (_, container_args) = take_crate_arg(form_args(&input.attrs, &mut errors), &mut errors);
+    for arg in container_args {
         errors.at(
             arg.key.span(),
             format_args!(
                 "unknown `form` attribute `{}` on a struct: `#[form(...)]` goes on fields, with \
-                 keys {FIELD_KEYS}",
+                 keys {FIELD_KEYS}; the struct itself takes only `crate = \"...\"`",
                 arg.key
             ),
         );

@@ -514,3 +514,44 @@ fn choice_errors_are_specific() {
         assert!(errors[0].contains(expected), "{tokens}: {errors:?}");
     }
 }
+
+#[test]
+fn crate_option_points_both_derives_at_the_renamed_facade() {
+    let form = derive_form(quote! {
+        #[form(crate = "crate::deps::facade")]
+        struct Pick { env: Env, note: Option<String> }
+    })
+    .to_string();
+    assert!(!form.contains(":: mrtr ::"), "{form}");
+    assert!(
+        form.contains("crate :: deps :: facade :: form :: Form for Pick"),
+        "{form}"
+    );
+    assert!(!form.contains("compile_error"), "{form}");
+
+    let choice = derive_form_choice(quote! {
+        #[form(crate = "::my_mrtr")]
+        enum Env { Prod, Staging }
+    })
+    .to_string();
+    assert!(!choice.contains(":: mrtr ::"), "{choice}");
+    assert!(choice.contains(":: my_mrtr ::"), "{choice}");
+    assert!(!choice.contains("compile_error"), "{choice}");
+}
+
+#[test]
+fn a_container_takes_only_the_crate_option() {
+    let out = derive_form(quote! {
+        #[form(crate = 3, title = "x")]
+        struct Pick { note: String }
+    })
+    .to_string();
+    assert!(
+        out.contains("`crate` takes the path of the `mrtr` crate as a string"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the struct itself takes only `crate = \\\"...\\\"`"),
+        "{out}"
+    );
+}

@@ -13,6 +13,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
 use super::case::RenameRule;
+use super::crate_path::{parse_crate_path, parse_literal};
 use super::errors::{Errors, spanned};
 
 /// Which attribute macro is being expanded: decides the MCP method and which arguments
@@ -39,8 +40,8 @@ impl Kind {
 }
 
 /// The arguments of `#[mrtr::tool(..)]` and its siblings: `name = "..."`,
-/// `compat = "..."`, `description = "..."`, and for resources `uri = "..."` and
-/// `mime_type = "..."`.
+/// `compat = "..."`, `description = "..."`, `crate = "..."`, and for resources `uri = "..."`
+/// and `mime_type = "..."`.
 #[derive(Debug, Default)]
 pub(crate) struct MachineArgs {
     /// Listed name (default: the function name).
@@ -53,6 +54,8 @@ pub(crate) struct MachineArgs {
     pub(crate) mime_type: Option<LitStr>,
     /// Description overriding the doc comment.
     pub(crate) description: Option<LitStr>,
+    /// Where the `mrtr` facade is when it is renamed or re-exported (`crate = "..."`).
+    pub(crate) krate: Option<syn::Path>,
 }
 
 /// Parses the arguments of a `#[mrtr::<kind>(..)]` attribute. Problems are recorded in
@@ -95,6 +98,13 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
                 continue;
             }
         };
+        if key == "crate" {
+            if args.krate.is_some() {
+                errors.at(spanned(&pair.path), "`crate` is given twice");
+            }
+            args.krate = parse_literal(&value, errors).or(args.krate.take());
+            continue;
+        }
         let slot = match (key.as_str(), kind) {
             ("name", _) => &mut args.name,
             ("compat", _) => &mut args.compat,
@@ -103,8 +113,10 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             ("mime_type", Kind::Resource) => &mut args.mime_type,
             _ => {
                 let allowed = match kind {
-                    Kind::Resource => "`uri`, `name`, `mime_type`, `description`, `compat`",
-                    _ => "`name`, `description`, `compat`",
+                    Kind::Resource => {
+                        "`uri`, `name`, `mime_type`, `description`, `compat`, `crate`"
+                    }
+                    _ => "`name`, `description`, `compat`, `crate`",
                 };
                 errors.at(
                     spanned(&pair.path),
@@ -160,6 +172,32 @@ pub(crate) fn form_args(attrs: &[Attribute], errors: &mut Errors) -> Vec<FormArg
         }
     }
     args
+}
+
+/// Splits `crate = "..."` off a derive's container-level `#[form(..)]` arguments: returns
+/// the path (checked, problems recorded) and the other arguments, which a container does not
+/// take.
+pub(crate) fn take_crate_arg(
+    args: Vec<FormArg>,
+    errors: &mut Errors,
+) -> (Option<syn::Path>, Vec<FormArg>) {
+    let mut krate = None;
+    let mut others = Vec::new();
+    for arg in args {
+        if arg.key == "crate" {
+            krate = parse_crate_path(&arg.value, errors);
+        } else {
+            others.push(arg);
+        }
+    }
+    (krate, others)
+}
+
+/// The `crate = "..."` path of a derive's container, read leniently: the derive's model
+/// reports any problem with it (see [`take_crate_arg`]).
+pub(crate) fn container_crate(attrs: &[Attribute]) -> Option<syn::Path> {
+    let mut ignored = Errors::default();
+    take_crate_arg(form_args(attrs, &mut ignored), &mut ignored).0
 }
 
 /// The serde attributes that decide a property's wire name and whether it is required.
@@ -264,7 +302,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`",
+                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `crate`",
                 "`compat` takes a string literal, e.g. `compat = \"...\"`",
                 "expected `key = \"value\"` in #[mrtr::tool(..)]",
                 "`name` is given twice",

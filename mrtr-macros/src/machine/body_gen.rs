@@ -12,6 +12,7 @@ use arbitrary::{Result, Unstructured};
 use proc_macro2::TokenStream;
 
 use super::{Kind, Staged, run_stages};
+use crate::internals::errors::Errors;
 
 /// Names the generated code binds and uses; `n`, `names`, `text` are parameters.
 const LOCALS: [&str; 6] = ["a", "b", "acc", "n", "names", "text"];
@@ -397,7 +398,7 @@ pub fn run_pipeline(source: &str) -> Verdict {
     let Ok(item) = syn::parse2::<syn::ItemFn>(tokens) else {
         return Verdict::NotAFunction;
     };
-    match run_stages(Kind::Tool, TokenStream::new(), item) {
+    match run_stages(Kind::Tool, Default::default(), item, Errors::default()) {
         Staged::Expanded(expansion) => {
             if let Err(error) = syn::parse2::<syn::File>(expansion.clone()) {
                 panic!(

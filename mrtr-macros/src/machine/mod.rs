@@ -34,6 +34,7 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 use crate::internals::attr::machine_args;
+use crate::internals::crate_path::retarget;
 use crate::internals::errors::{Errors, spanned};
 pub(crate) use parse::Kind;
 
@@ -61,9 +62,15 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
         let error = errors.finish().err().map(|e| e.to_compile_error());
         return quote::quote!(#error #method);
     }
-    match run_stages(kind, attr, item_fn) {
+    let args = machine_args(kind, attr, &mut errors);
+    let krate = args.krate.clone();
+    let expanded = match run_stages(kind, args, item_fn, errors) {
         Staged::Expanded(tokens) => tokens,
         Staged::Refused(function, errors) => with_errors(&function, errors),
+    };
+    match krate {
+        Some(krate) => retarget(expanded, &krate),
+        None => expanded,
     }
 }
 
@@ -75,11 +82,15 @@ pub(crate) enum Staged {
     Expanded(TokenStream),
 }
 
-/// Runs parse → check → lower → analyze → expand on a free function (a method is reported
-/// by [`expand_attribute`] before this); the macro fuzz target drives this same function.
-pub(crate) fn run_stages(kind: Kind, attr: TokenStream, item_fn: syn::ItemFn) -> Staged {
-    let mut errors = Errors::default();
-    let args = machine_args(kind, attr, &mut errors);
+/// Runs parse → check → lower → analyze → expand on a free function whose attribute
+/// arguments are read (a method is reported by [`expand_attribute`] before this); the macro
+/// fuzz target drives this same function.
+pub(crate) fn run_stages(
+    kind: Kind,
+    args: parse::MachineArgs,
+    item_fn: syn::ItemFn,
+    mut errors: Errors,
+) -> Staged {
     let body_tokens = item_fn.block.to_token_stream();
     let function = parse::parse_fn(kind, args, item_fn, &mut errors);
     check::check_positions(&function.body, &mut errors);

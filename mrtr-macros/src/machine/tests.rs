@@ -613,3 +613,35 @@ fn analysis_reports_a_jump_that_would_carry_a_shadowing_binding() {
         "{message}"
     );
 }
+
+#[test]
+fn crate_option_points_every_generated_path_at_the_renamed_facade() {
+    let item = quote!(
+        pub async fn deploy(service: String) -> String {
+            let env = ask!(choice("Where?", ["a", "b"]));
+            let notes: Vec<String> = roots!();
+            format!("{service} {env:?} {notes:?}")
+        }
+    );
+    let default = expand_attribute(Kind::Tool, TokenStream::new(), item.clone()).to_string();
+    assert!(default.contains(":: mrtr :: __private"), "{default}");
+
+    let renamed =
+        expand_attribute(Kind::Tool, quote!(crate = "::my_mrtr"), item.clone()).to_string();
+    assert!(!renamed.contains(":: mrtr ::"), "{renamed}");
+    assert!(renamed.contains(":: my_mrtr :: __private"), "{renamed}");
+    assert!(!renamed.contains("compile_error"), "{renamed}");
+
+    // The inert stub emitted next to compile errors uses the renamed path too, so the real
+    // error is not followed by "unresolved crate `mrtr`".
+    let broken = quote!(
+        pub async fn deploy(service: String) -> String {
+            let r = &service;
+            let answer = ask!(text("Why?"));
+            format!("{r} {answer:?}")
+        }
+    );
+    let stub = expand_attribute(Kind::Tool, quote!(crate = "::my_mrtr"), broken).to_string();
+    assert!(stub.contains("compile_error"), "{stub}");
+    assert!(!stub.contains(":: mrtr ::"), "{stub}");
+}

@@ -222,7 +222,7 @@ impl MrtrClient {
         let service = SessionHandler::new(config, handler.clone())
             .serve_with_lifecycle(transport, lifecycle)
             .await
-            .map_err(|error| ClientError::Connect(error.to_string()))?;
+            .map_err(|error| ClientError::Connect(error.into()))?;
         Ok(Self {
             peer: service.peer().clone(),
             service: Some(service),
@@ -493,10 +493,10 @@ impl MrtrClient {
                 key: key.to_owned(),
                 kind,
             }),
-            Err(HandlerError::Failed(message)) => Err(ClientError::HandlerFailed {
+            Err(HandlerError::Failed(source)) => Err(ClientError::HandlerFailed {
                 key: key.to_owned(),
                 kind,
-                message,
+                source,
             }),
         }
     }
@@ -545,7 +545,7 @@ fn input_kind(request: &InputRequest) -> Option<InputKind> {
 fn unknown_kind(key: &str) -> ClientError {
     ClientError::MalformedInputRequest {
         key: key.to_owned(),
-        reason: "a kind of input request this client does not know".into(),
+        source: "a kind of input request this client does not know".into(),
     }
 }
 
@@ -588,10 +588,10 @@ fn connection_error(
             ClientError::ConnectionLost {
                 pending: Box::new(pending.clone()),
                 responses,
-                message: error.to_string(),
+                source: error.into(),
             }
         }
-        other => ClientError::Protocol(other.to_string()),
+        other => ClientError::Protocol(other.into()),
     }
 }
 
@@ -620,7 +620,7 @@ fn classify(target: &CallTarget, result: ServerResult) -> Result<Reply, ClientEr
         (target, other) => {
             let raw =
                 serde_json::to_value(&other).map_err(|error| ClientError::MalformedResult {
-                    reason: error.to_string(),
+                    source: error.into(),
                 })?;
             classify_raw(target, raw)
         }
@@ -642,7 +642,7 @@ fn check_input_required(result: InputRequiredResult) -> Result<Reply, ClientErro
     let no_requests = result.input_requests.as_ref().is_none_or(|r| r.is_empty());
     if no_requests && result.request_state.is_none() {
         return Err(ClientError::MalformedResult {
-            reason: "input_required result with neither inputRequests nor requestState".into(),
+            source: "input_required result with neither inputRequests nor requestState".into(),
         });
     }
     Ok(Reply::InputRequired(result))
@@ -652,7 +652,7 @@ fn check_input_required(result: InputRequiredResult) -> Result<Reply, ClientErro
 fn classify_raw(target: &CallTarget, raw: Value) -> Result<Reply, ClientError> {
     let Some(object) = raw.as_object() else {
         return Err(ClientError::MalformedResult {
-            reason: "the result is not a JSON object".into(),
+            source: "the result is not a JSON object".into(),
         });
     };
     match object.get("resultType") {
@@ -666,14 +666,14 @@ fn classify_raw(target: &CallTarget, raw: Value) -> Result<Reply, ClientError> {
                         if let Some(reason) = malformed_input_request(entry) {
                             return Err(ClientError::MalformedInputRequest {
                                 key: key.clone(),
-                                reason,
+                                source: reason.into(),
                             });
                         }
                     }
                 }
                 Some(_) => {
                     return Err(ClientError::MalformedResult {
-                        reason: "inputRequests is not an object".into(),
+                        source: "inputRequests is not an object".into(),
                     });
                 }
             }
@@ -681,13 +681,13 @@ fn classify_raw(target: &CallTarget, raw: Value) -> Result<Reply, ClientError> {
                 None | Some(Value::String(_)) => {}
                 Some(_) => {
                     return Err(ClientError::MalformedResult {
-                        reason: "requestState is not a string".into(),
+                        source: "requestState is not a string".into(),
                     });
                 }
             }
             serde_json::from_value::<InputRequiredResult>(raw)
                 .map_err(|error| ClientError::MalformedResult {
-                    reason: error.to_string(),
+                    source: error.into(),
                 })
                 .and_then(check_input_required)
         }
@@ -695,14 +695,14 @@ fn classify_raw(target: &CallTarget, raw: Value) -> Result<Reply, ClientError> {
             result_type: kind.clone(),
         }),
         Some(_) => Err(ClientError::MalformedResult {
-            reason: "resultType is not a string".into(),
+            source: "resultType is not a string".into(),
         }),
     }
 }
 
 fn parse_complete(target: &CallTarget, raw: Value) -> Result<Reply, ClientError> {
     let malformed = |error: serde_json::Error| ClientError::MalformedResult {
-        reason: format!("not a valid {} result: {error}", target.method()),
+        source: format!("not a valid {} result: {error}", target.method()).into(),
     };
     let output = match target {
         CallTarget::Tool { .. } => {
@@ -806,7 +806,7 @@ mod tests {
         .err()
         .unwrap();
         assert!(
-            matches!(&error, ClientError::MalformedInputRequest { key, reason } if key == "bad" && reason.contains("message")),
+            matches!(&error, ClientError::MalformedInputRequest { key, source } if key == "bad" && source.to_string().contains("message")),
             "{error}"
         );
     }
@@ -820,7 +820,7 @@ mod tests {
         .err()
         .unwrap();
         assert!(
-            matches!(&error, ClientError::MalformedInputRequest { key, reason } if key == "p" && reason.contains("ping")),
+            matches!(&error, ClientError::MalformedInputRequest { key, source } if key == "p" && source.to_string().contains("ping")),
             "{error}"
         );
     }

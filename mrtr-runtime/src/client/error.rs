@@ -3,11 +3,14 @@ use std::time::Duration;
 use rmcp::model::{ErrorData, InputResponses};
 
 use super::{InputKind, PendingCall};
+use crate::error::BoxError;
 
 /// Why an MRTR call did not complete.
 ///
 /// Variants that happen between rounds carry the [`PendingCall`] so a host can persist it
-/// and retry later (for example against a fresh connection).
+/// and retry later (for example against a fresh connection). Causes are carried as
+/// [`source`](std::error::Error::source), not repeated in the message: print the whole chain
+/// with [`ErrorChain`](crate::error::ErrorChain).
 ///
 /// ```
 /// use mrtr_runtime::client::{ClientError, InputKind};
@@ -46,12 +49,12 @@ pub enum ClientError {
         kind: InputKind,
     },
     /// An `inputRequests` entry is not a valid elicitation, sampling or roots request.
-    #[error("the server sent a malformed input request `{key}`: {reason}")]
+    #[error("the server sent a malformed input request `{key}`")]
     MalformedInputRequest {
         /// Key of the offending entry.
         key: String,
         /// What is wrong with it.
-        reason: String,
+        source: BoxError,
     },
     /// The result carries a `resultType` this client does not know.
     #[error("the server answered with unknown resultType `{result_type}`")]
@@ -60,20 +63,20 @@ pub enum ClientError {
         result_type: String,
     },
     /// The result is neither a valid final result nor a valid `input_required` result.
-    #[error("the server sent a malformed result: {reason}")]
+    #[error("the server sent a malformed result")]
     MalformedResult {
         /// What is wrong with it.
-        reason: String,
+        source: BoxError,
     },
     /// An input handler failed.
-    #[error("the {kind} handler failed for input request `{key}`: {message}")]
+    #[error("the {kind} handler failed for input request `{key}`")]
     HandlerFailed {
         /// Key of the input request.
         key: String,
         /// Which handler.
         kind: InputKind,
-        /// The handler's message.
-        message: String,
+        /// The handler's error.
+        source: BoxError,
     },
     /// An input handler did not answer in time.
     #[error("the {kind} handler did not answer input request `{key}` within {timeout:?}")]
@@ -87,24 +90,24 @@ pub enum ClientError {
     },
     /// The connection dropped; `pending` plus `responses` can be resumed on a new connection
     /// with [`MrtrClient::resume`](super::MrtrClient::resume).
-    #[error("the connection to the server was lost during round {}: {message}", pending.round + 1)]
+    #[error("the connection to the server was lost during round {}", pending.round + 1)]
     ConnectionLost {
         /// The round that was being sent.
         pending: Box<PendingCall>,
         /// The answers that were being sent with it.
         responses: InputResponses,
         /// What the transport said.
-        message: String,
+        source: BoxError,
     },
     /// The server answered with a JSON-RPC error.
     #[error("the server returned error {}: {}", .0.code.0, .0.message)]
     Server(ErrorData),
     /// Connecting (or the 2026-07-28 discovery) failed.
-    #[error("could not connect to the server: {0}")]
-    Connect(String),
+    #[error("could not connect to the server")]
+    Connect(#[source] BoxError),
     /// Any other protocol-level failure reported by rmcp.
-    #[error("protocol error: {0}")]
-    Protocol(String),
+    #[error("protocol error")]
+    Protocol(#[source] BoxError),
 }
 
 impl ClientError {

@@ -10,6 +10,8 @@ use rmcp::model::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::error::BoxError;
+
 /// One kind of input a server can ask for in an `input_required` round.
 ///
 /// ```
@@ -166,21 +168,22 @@ pub struct RootsRequest {
 /// let error = HandlerError::failed("the model is offline");
 /// assert_eq!(error.to_string(), "the model is offline");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HandlerError {
     /// This handler does not answer this kind of input.
     #[error("not supported by this client")]
     Unsupported,
-    /// The handler tried and failed.
-    #[error("{0}")]
-    Failed(String),
+    /// The handler tried and failed: its own error (or a message), kept as the cause of
+    /// [`ClientError::HandlerFailed`](super::ClientError::HandlerFailed).
+    #[error(transparent)]
+    Failed(BoxError),
 }
 
 impl HandlerError {
-    /// A failure with a message.
-    pub fn failed(message: impl Into<String>) -> Self {
-        HandlerError::Failed(message.into())
+    /// A failure with an error or a message (`&str` and `String` convert).
+    pub fn failed(cause: impl Into<BoxError>) -> Self {
+        HandlerError::Failed(cause.into())
     }
 }
 
@@ -210,7 +213,7 @@ impl HandlerError {
 /// // The methods left out answer `Unsupported`.
 /// let url = "https://example.com".to_string();
 /// let login = UrlElicitation { key: "login".into(), message: "Sign in".into(), url };
-/// assert_eq!(block_on(Workspace.elicit_url(login)).unwrap_err(), HandlerError::Unsupported);
+/// assert!(matches!(block_on(Workspace.elicit_url(login)).unwrap_err(), HandlerError::Unsupported));
 /// ```
 pub trait InputHandler: Send + Sync + 'static {
     /// The kinds this handler answers.

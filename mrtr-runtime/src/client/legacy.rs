@@ -46,7 +46,9 @@ fn to_error(error: HandlerError) -> ErrorData {
         HandlerError::Unsupported => {
             ErrorData::invalid_request("this client does not answer this kind of request", None)
         }
-        HandlerError::Failed(message) => ErrorData::internal_error(message, None),
+        HandlerError::Failed(cause) => {
+            ErrorData::internal_error(crate::error::ErrorChain(&*cause).to_string(), None)
+        }
     }
 }
 

@@ -21,7 +21,7 @@
 //!     Ok(ElicitResult::new(ElicitationAction::Decline))
 //! });
 //! let transport = rmcp::transport::TokioChildProcess::new(tokio::process::Command::new("my-server"))
-//!     .map_err(|error| mrtr_runtime::client::ClientError::Connect(error.to_string()))?;
+//!     .map_err(|error| mrtr_runtime::client::ClientError::Connect(error.into()))?;
 //! let client = MrtrClient::connect(transport, handlers).await?;
 //! let result = client.call_tool("deploy", None).await?;
 //! println!("{result:?}");

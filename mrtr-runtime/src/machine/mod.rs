@@ -32,6 +32,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::error::BoxError;
+
 use rmcp::model::{ClientCapabilities, InputRequest, JsonObject, Prompt, Resource, Tool};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -412,14 +414,18 @@ impl RequestCx {
     /// let cx = mrtr_runtime::machine::RequestCx::default(); // nothing registered
     /// let error = cx.state::<String>().unwrap_err();
     /// assert!(matches!(error, mrtr_runtime::machine::StepError::Internal(_)));
-    /// assert!(error.to_string().contains("`alloc::string::String` is not registered"));
+    /// let cause = std::error::Error::source(&error).unwrap().to_string();
+    /// assert!(cause.contains("`alloc::string::String` is not registered"));
     /// ```
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Result<State<T>, StepError> {
         self.states.get::<T>().map(State).ok_or_else(|| {
-            StepError::Internal(format!(
-                "application state `{}` is not registered; add `.state(..)` with a value of this type to the server builder",
-                std::any::type_name::<T>()
-            ))
+            StepError::Internal(
+                format!(
+                    "application state `{}` is not registered; add `.state(..)` with a value of this type to the server builder",
+                    std::any::type_name::<T>()
+                )
+                .into(),
+            )
         })
     }
 
@@ -486,7 +492,7 @@ impl Run<'_> {
     /// ```
     pub fn parse_arguments<A: DeserializeOwned>(&self) -> Result<A, StepError> {
         serde_json::from_value(serde_json::Value::Object(self.arguments.clone()))
-            .map_err(|e| StepError::InvalidArguments(e.to_string()))
+            .map_err(|e| StepError::InvalidArguments(e.into()))
     }
 }
 
@@ -523,7 +529,10 @@ impl Resume {
     /// assert_eq!(r.state::<(u8, u8)>().unwrap(), (1, 2));
     /// let error = r.state::<u8>().unwrap_err();
     /// assert!(matches!(&error, StepError::StateMismatch(_)));
-    /// assert_eq!(error.to_string(), "state does not match this machine: state has 1 trailing byte(s)");
+    /// assert_eq!(
+    ///     mrtr_runtime::error::ErrorChain(&error).to_string(),
+    ///     "state does not match this machine: state has 1 trailing byte(s)"
+    /// );
     /// ```
     pub fn state<S: DeserializeOwned>(&self) -> Result<S, StepError> {
         self.state_with_literals(&[])
@@ -544,7 +553,7 @@ impl Resume {
         &self,
         literals: &'static [&'static str],
     ) -> Result<S, StepError> {
-        decode_state(&self.state, literals).map_err(|e| StepError::StateMismatch(e.to_string()))
+        decode_state(&self.state, literals).map_err(|e| StepError::StateMismatch(e.into()))
     }
 
     /// The answers of the round being resumed.
@@ -568,7 +577,10 @@ impl Resume {
 /// assert_eq!(suspend.requests().len(), 2);
 /// let once = Suspend::new(&()).unwrap().ask("k", input::roots()).unwrap();
 /// let twice = once.ask("k", input::roots()).unwrap_err();
-/// assert_eq!(twice.to_string(), "internal error: input key `k` is asked twice in one round");
+/// assert_eq!(
+///     mrtr_runtime::error::ErrorChain(&twice).to_string(),
+///     "internal error: input key `k` is asked twice in one round"
+/// );
 /// ```
 #[derive(Debug, Clone)]
 pub struct Suspend {
@@ -586,7 +598,7 @@ impl Suspend {
     /// ```
     /// # use mrtr_runtime::machine::{Suspend, StepError};
     /// let error = Suspend::new(&serde_json::json!({"a": 1})).unwrap_err();
-    /// assert!(matches!(error, StepError::Unstorable(_)));
+    /// assert!(matches!(error, StepError::Unstorable { .. }));
     /// ```
     pub fn new<S: Serialize + DeserializeOwned>(state: &S) -> Result<Self, StepError> {
         Self::encode(state, |bytes| match postcard::take_from_bytes::<S>(bytes) {
@@ -603,8 +615,8 @@ impl Suspend {
     /// # use mrtr_runtime::machine::{Suspend, StepError};
     /// assert!(Suspend::with_literals(&("prod", 1u8), &["prod"]).is_ok());
     /// let error = Suspend::with_literals(&("other", 1u8), &["prod"]).unwrap_err();
-    /// assert!(matches!(&error, StepError::Unstorable(_)));
-    /// assert!(error.to_string().contains("not a string literal of the tool's body"));
+    /// assert!(matches!(&error, StepError::Unstorable { .. }));
+    /// assert!(mrtr_runtime::error::ErrorChain(&error).to_string().contains("not a string literal of the tool's body"));
     /// ```
     pub fn with_literals<S: Serialize + Deserialize<'static>>(
         state: &S,
@@ -629,14 +641,12 @@ impl Suspend {
         state: &S,
         decodes: impl FnOnce(&[u8]) -> Result<(), String>,
     ) -> Result<Self, StepError> {
-        let bytes = postcard::to_allocvec(state).map_err(|e| {
-            StepError::Unstorable(unstorable::<S>(&format!("it does not serialize ({e})")))
-        })?;
+        let bytes = postcard::to_allocvec(state)
+            .map_err(|e| StepError::unstorable::<S>(format!("it does not serialize: {e}")))?;
         // Decoding (not re-encoding and comparing) is the check: maps with a per-instance
         // hasher encode their entries in a different order every time.
-        decodes(&bytes).map_err(|e| {
-            StepError::Unstorable(unstorable::<S>(&format!("it does not decode back ({e})")))
-        })?;
+        decodes(&bytes)
+            .map_err(|e| StepError::unstorable::<S>(format!("it does not decode back: {e}")))?;
         Ok(Suspend {
             requests: Vec::new(),
             recipes: Vec::new(),
@@ -654,9 +664,9 @@ impl Suspend {
     pub fn ask<O>(mut self, key: impl Into<String>, input: Input<O>) -> Result<Self, StepError> {
         let key = key.into();
         if self.requests.iter().any(|(existing, _)| *existing == key) {
-            return Err(StepError::Internal(format!(
-                "input key `{key}` is asked twice in one round"
-            )));
+            return Err(StepError::Internal(
+                format!("input key `{key}` is asked twice in one round").into(),
+            ));
         }
         let (request, recipe) = input.into_stored_parts();
         self.recipes.push(recipe);
@@ -721,32 +731,41 @@ pub enum Step<O> {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StepError {
-    /// The arguments do not match the machine's schema (`-32602`).
-    #[error("invalid arguments: {0}")]
-    InvalidArguments(String),
+    /// The arguments do not match the machine's schema (`-32602`, with the cause).
+    #[error("invalid arguments")]
+    InvalidArguments(#[source] BoxError),
     /// An answer of the resumed round is missing or malformed: the runtime asks again.
     #[error(transparent)]
     Answer(#[from] AnswerError),
     /// The authenticated state does not decode as this machine's state.
-    #[error("state does not match this machine: {0}")]
-    StateMismatch(String),
+    #[error("state does not match this machine")]
+    StateMismatch(#[source] BoxError),
     /// A bug in the machine (`-32603`).
-    #[error("internal error: {0}")]
-    Internal(String),
+    #[error("internal error")]
+    Internal(#[source] BoxError),
     /// The locals kept across a suspension cannot be stored in `requestState` (`-32603`,
-    /// with this reason in the message).
-    #[error("{0}")]
-    Unstorable(String),
+    /// with the state type and the cause in the message).
+    #[error(
+        "the tool's state cannot be stored between rounds. The state type is `{state_type}`. \
+         Values that postcard cannot store (serde_json::Value, #[serde(untagged)], #[serde(flatten)], \
+         #[serde(skip_serializing_if)], ...) can be kept in `mrtr::machine::AsJson`"
+    )]
+    Unstorable {
+        /// The Rust type of the state (`std::any::type_name`): names types, never values.
+        state_type: &'static str,
+        /// Why it cannot be stored.
+        #[source]
+        reason: BoxError,
+    },
 }
 
-/// Why a state type cannot be stored, in words the tool's author can act on.
-fn unstorable<S>(detail: &str) -> String {
-    format!(
-        "the tool's state cannot be stored between rounds: {detail}. The state type is `{}`. \
-         Values that postcard cannot store (serde_json::Value, #[serde(untagged)], #[serde(flatten)], \
-         #[serde(skip_serializing_if)], ...) can be kept in `mrtr::machine::AsJson`",
-        std::any::type_name::<S>()
-    )
+impl StepError {
+    fn unstorable<S>(reason: impl Into<BoxError>) -> Self {
+        StepError::Unstorable {
+            state_type: std::any::type_name::<S>(),
+            reason: reason.into(),
+        }
+    }
 }
 
 impl From<std::convert::Infallible> for StepError {

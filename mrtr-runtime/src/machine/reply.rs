@@ -143,7 +143,7 @@ impl IntoToolResult for Vec<ContentBlock> {
 impl<T: Serialize + schemars::JsonSchema + 'static> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, StepError> {
         let value = serde_json::to_value(&self.0)
-            .map_err(|e| StepError::Internal(format!("structured output: {e}")))?;
+            .map_err(|e| StepError::Internal(format!("structured output: {e}").into()))?;
         Ok(CallToolResult::structured(value))
     }
 
@@ -224,7 +224,7 @@ impl<T: IntoPromptResult, E: fmt::Display> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, StepError> {
         match self {
             Ok(value) => value.into_prompt_result(),
-            Err(error) => Err(StepError::Internal(error.to_string())),
+            Err(error) => Err(StepError::Internal(error.to_string().into())),
         }
     }
 }
@@ -273,7 +273,7 @@ impl<T: IntoResourceResult, E: fmt::Display> IntoResourceResult for Result<T, E>
     fn into_resource_result(self, uri: &str) -> Result<ReadResourceResult, StepError> {
         match self {
             Ok(value) => value.into_resource_result(uri),
-            Err(error) => Err(StepError::Internal(error.to_string())),
+            Err(error) => Err(StepError::Internal(error.to_string().into())),
         }
     }
 }

@@ -30,41 +30,26 @@ use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 /// let error = decode_state::<u8>(&[7, 0], &[]).unwrap_err();
 /// assert_eq!(error.to_string(), "state has 1 trailing byte(s)");
 /// ```
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
 pub struct DecodeError(Repr);
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 enum Repr {
     /// Postcard reported the error itself.
+    #[error("invalid state: {0}")]
     Postcard(postcard::Error),
     /// A serde error, with its message.
+    #[error("invalid state: {0}")]
     Message(Box<str>),
     /// The value ended before the input did.
+    #[error("state has {0} trailing byte(s)")]
     TrailingBytes(usize),
 }
 
 impl DecodeError {
     fn message(message: impl fmt::Display) -> Self {
         Self(Repr::Message(message.to_string().into_boxed_str()))
-    }
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Postcard(error) => write!(f, "invalid state: {error}"),
-            Repr::Message(message) => write!(f, "invalid state: {message}"),
-            Repr::TrailingBytes(n) => write!(f, "state has {n} trailing byte(s)"),
-        }
-    }
-}
-
-impl std::error::Error for DecodeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.0 {
-            Repr::Postcard(error) => Some(error),
-            Repr::Message(_) | Repr::TrailingBytes(_) => None,
-        }
     }
 }
 

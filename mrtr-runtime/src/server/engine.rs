@@ -11,6 +11,7 @@ use rmcp::model::{
 };
 use tracing::Instrument;
 
+use crate::error::ErrorChain;
 use crate::machine::{
     AnswerProblem, Answers, AppStates, InputKind, Machine, Recipe, RequestCx, Resume, Run, Step,
     StepError, Suspend,
@@ -284,23 +285,23 @@ impl Engine {
                         }
                     }
                 }
-                Err(StepError::InvalidArguments(detail)) => {
+                Err(StepError::InvalidArguments(cause)) => {
                     span.record("outcome", "invalid arguments");
-                    return Err(errors::invalid_arguments(detail));
+                    return Err(errors::invalid_arguments(&*cause));
                 }
-                Err(StepError::StateMismatch(detail)) => {
+                Err(StepError::StateMismatch(cause)) => {
                     span.record("outcome", "rejected");
                     reject("undecodable_state");
-                    tracing::warn!(%detail, "authentic requestState does not decode as this machine's state");
+                    tracing::warn!(detail = %ErrorChain(&*cause), "authentic requestState does not decode as this machine's state");
                     return Err(errors::rejected_state());
                 }
-                Err(StepError::Unstorable(reason)) => {
+                Err(error @ StepError::Unstorable { .. }) => {
                     span.record("outcome", "unstorable state");
-                    return Err(errors::unstorable_state(descriptor.name(), &reason));
+                    return Err(errors::unstorable_state(descriptor.name(), &error));
                 }
                 Err(error) => {
                     span.record("outcome", "internal error");
-                    return Err(errors::internal(&error.to_string()));
+                    return Err(errors::internal(&ErrorChain(&error).to_string()));
                 }
             }
         }

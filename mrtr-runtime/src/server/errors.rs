@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::ratelimit::RateLimited;
 
-use crate::machine::InputKind;
+use crate::error::ErrorChain;
+use crate::machine::{InputKind, StepError};
 use crate::token::REJECTED_STATE_MESSAGE;
 
 /// `-32602` with the one message every rejected `requestState` gets.
@@ -18,8 +19,8 @@ pub(crate) fn rejected_state() -> ErrorData {
 }
 
 /// `-32602` for arguments that do not match the schema.
-pub(crate) fn invalid_arguments(detail: String) -> ErrorData {
-    ErrorData::invalid_params(format!("invalid arguments: {detail}"), None)
+pub(crate) fn invalid_arguments(cause: &(dyn std::error::Error + 'static)) -> ErrorData {
+    ErrorData::invalid_params(format!("invalid arguments: {}", ErrorChain(cause)), None)
 }
 
 /// `-32021` naming every capability the pending requests need, as one object.
@@ -229,7 +230,8 @@ pub(crate) fn internal(detail: &str) -> ErrorData {
 /// `-32603` for a machine whose locals cannot be stored in `requestState`: the author's
 /// bug, and one only the author can fix, so the reason is in the message (it names types,
 /// never values) and in the log.
-pub(crate) fn unstorable_state(target: &str, reason: &str) -> ErrorData {
+pub(crate) fn unstorable_state(target: &str, error: &StepError) -> ErrorData {
+    let reason = ErrorChain(error).to_string();
     tracing::error!(target, reason, "mrtr machine state cannot be stored");
     ErrorData::internal_error(format!("`{target}` cannot continue: {reason}"), None)
 }

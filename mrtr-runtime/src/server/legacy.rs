@@ -21,6 +21,7 @@ use tracing::Instrument;
 
 use super::engine::{Engine, Incoming};
 use super::errors;
+use crate::error::ErrorChain;
 use crate::machine::{AnswerProblem, Answers, InputKind, Machine, Resume, Run, Step, StepError};
 
 /// How long a legacy client may take to answer one server→client request, unless
@@ -169,10 +170,9 @@ impl Engine {
 /// mismatch is a bug.
 fn step_error(name: &str, error: StepError) -> ErrorData {
     match error {
-        StepError::InvalidArguments(detail) => errors::invalid_arguments(detail),
-        StepError::Unstorable(reason) => errors::unstorable_state(name, &reason),
-        StepError::Answer(problem) => errors::internal(&problem.to_string()),
-        other => errors::internal(&other.to_string()),
+        StepError::InvalidArguments(cause) => errors::invalid_arguments(&*cause),
+        error @ StepError::Unstorable { .. } => errors::unstorable_state(name, &error),
+        other => errors::internal(&ErrorChain(&other).to_string()),
     }
 }
 

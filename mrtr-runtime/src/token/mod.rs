@@ -51,7 +51,6 @@ mod envelope;
 mod keyring;
 mod sealer;
 
-use std::fmt;
 use std::time::Duration;
 
 pub use binding::UnknownMethod;
@@ -122,10 +121,11 @@ pub const DEFAULT_MAX_CLOCK_SKEW: Duration = Duration::from_secs(60);
 /// assert_eq!(Rejection::WrongPrefix.reason(), "wrong_prefix");
 /// assert_eq!(Rejection::WrongPrefix.to_string(), "requestState does not start with `mrtr2.`");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Rejection {
     /// Longer than the size cap; nothing was decoded.
+    #[error("requestState is {size} bytes, over the {limit}-byte limit")]
     TooLarge {
         /// Length of the token in bytes.
         size: usize,
@@ -133,29 +133,45 @@ pub enum Rejection {
         limit: usize,
     },
     /// Does not start with [`TOKEN_PREFIX`] (also: a token of an older wire format).
+    #[error("requestState does not start with `{}`", TOKEN_PREFIX)]
     WrongPrefix,
     /// Not strict unpadded base64url, or too short to hold key id, nonce and tag.
+    #[error("requestState is malformed: {detail}")]
     Malformed {
         /// Which structural check failed.
         detail: &'static str,
     },
     /// Sealed under a key id this server does not hold.
+    #[error("requestState was sealed with key id {kid}, which this server does not hold")]
     UnknownKey {
         /// The key id in the token.
         kid: KeyId,
     },
     /// The AEAD tag does not verify: the token was altered, or it was sealed for another
     /// audience, method, target, arguments or principal, or with another key.
+    #[error(
+        "requestState failed authentication: altered, or sealed for another \
+         audience/method/target/arguments/principal or with another key"
+    )]
     Unauthentic,
     /// Authentic, but the plaintext is not an envelope this version can decode.
+    #[error("requestState is authentic but its envelope does not decode")]
     UndecodableEnvelope,
     /// Authentic, but written in an envelope format version this build does not read.
+    #[error(
+        "requestState envelope has format version {found}; this build reads {}",
+        FORMAT_VERSION
+    )]
     UnsupportedVersion {
         /// The version in the envelope.
         found: u8,
     },
     /// The expiry lies further ahead than this server's TTL (plus the allowed clock skew)
     /// allows: sealed by an instance whose clock runs ahead, or with a longer TTL.
+    #[error(
+        "requestState expires at {expires_at}, further ahead of this server's clock \
+         ({now}) than its TTL and clock skew allow"
+    )]
     ExpiresTooLate {
         /// When the token would stop opening.
         expires_at: u64,
@@ -163,6 +179,10 @@ pub enum Rejection {
         now: u64,
     },
     /// The token's lifetime is over.
+    #[error(
+        "requestState expired at {expires_at}, {} s ago (now {now})",
+        now.saturating_sub(*expires_at)
+    )]
     Expired {
         /// When the token stopped opening.
         expires_at: u64,
@@ -170,6 +190,10 @@ pub enum Rejection {
         now: u64,
     },
     /// Sealed by another version of the tool's code: authentic, but stale.
+    #[error(
+        "requestState was sealed by another version of this tool \
+         (fingerprint {sealed:#018x}, running {expected:#018x})"
+    )]
     FingerprintMismatch {
         /// Fingerprint in the envelope.
         sealed: u64,
@@ -200,57 +224,6 @@ impl Rejection {
         }
     }
 }
-
-impl fmt::Display for Rejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::TooLarge { size, limit } => write!(
-                f,
-                "requestState is {size} bytes, over the {limit}-byte limit"
-            ),
-            Self::WrongPrefix => write!(f, "requestState does not start with `{TOKEN_PREFIX}`"),
-            Self::Malformed { detail } => write!(f, "requestState is malformed: {detail}"),
-            Self::UnknownKey { kid } => {
-                write!(
-                    f,
-                    "requestState was sealed with key id {kid}, which this server does not hold"
-                )
-            }
-            Self::Unauthentic => write!(
-                f,
-                "requestState failed authentication: altered, or sealed for another \
-                 audience/method/target/arguments/principal or with another key"
-            ),
-            Self::UndecodableEnvelope => {
-                write!(
-                    f,
-                    "requestState is authentic but its envelope does not decode"
-                )
-            }
-            Self::UnsupportedVersion { found } => write!(
-                f,
-                "requestState envelope has format version {found}; this build reads {FORMAT_VERSION}"
-            ),
-            Self::ExpiresTooLate { expires_at, now } => write!(
-                f,
-                "requestState expires at {expires_at}, further ahead of this server's clock \
-                 ({now}) than its TTL and clock skew allow"
-            ),
-            Self::Expired { expires_at, now } => write!(
-                f,
-                "requestState expired at {expires_at}, {} s ago (now {now})",
-                now.saturating_sub(*expires_at)
-            ),
-            Self::FingerprintMismatch { sealed, expected } => write!(
-                f,
-                "requestState was sealed by another version of this tool \
-                 (fingerprint {sealed:#018x}, running {expected:#018x})"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for Rejection {}
 
 #[cfg(test)]
 mod tests;

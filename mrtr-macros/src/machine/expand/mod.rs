@@ -910,7 +910,7 @@ pub fn expand(
                             #(#resume_arms)*
                             _ => {
                                 return ::core::result::Result::Err(::mrtr::__private::StepError::StateMismatch(
-                                    ::std::string::String::from("no resume point"),
+                                    ::core::convert::Into::into("no resume point"),
                                 ));
                             }
                         }

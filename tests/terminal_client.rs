@@ -1,10 +1,11 @@
 //! The `mrtr` terminal client end to end: in a pseudo-terminal answering a form field by
 //! field, and without a TTY from an answers file, over stdio and HTTP.
 
-// The servers these tests talk to are the `mrtr` package's test fixtures.
-#[path = "../../tests/support/bins.rs"]
+// The `mrtr` binary lives in the `mrtr-cli` package; the servers it talks to are this
+// package's test fixtures, so the end-to-end test lives here.
+#[path = "support/bins.rs"]
 mod bins;
-#[path = "../../tests/support/server.rs"]
+#[path = "support/server.rs"]
 mod server;
 
 use std::{process::Command, time::Duration};
@@ -16,7 +17,7 @@ const ENTER: &str = "\r";
 const BACKSPACE: &str = "\x7f";
 
 fn mrtr() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mrtr"))
+    Command::new(bins::terminal_client())
 }
 
 #[test]
@@ -146,7 +147,7 @@ async fn scripted_url_consent_and_sampling_over_http() {
     let stop = tokio_util::sync::CancellationToken::new();
     let url = server::serve_http(server::TestServer::default(), stop.clone()).await;
     let answers = answers_file("consent", r#"{"byKey": {"consent": "accept"}}"#);
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_mrtr"))
+    let output = tokio::process::Command::new(bins::terminal_client())
         .args(["http", &url, "--read", "secret://doc", "--answers"])
         .arg(&answers)
         .stdin(std::process::Stdio::null())
@@ -165,7 +166,7 @@ async fn scripted_url_consent_and_sampling_over_http() {
     );
     assert!(stdout.contains("the secret"), "{stdout}");
 
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_mrtr"))
+    let output = tokio::process::Command::new(bins::terminal_client())
         .args([
             "http",
             &url,
