@@ -124,6 +124,32 @@ async fn let_else_on_a_question_mark_after_a_suspension_compiles_and_runs() {
     assert!(text(&error.output).contains("empty prefix"));
 }
 
+/// macro_bodies: a statement starting with a `?` after a suspension (`x?.method();`,
+/// `x? + y;`) expanded to `match .. { .. }.method();`, which does not parse (this file would
+/// not compile).
+#[mrtr::tool]
+async fn shout() -> Result<String, ToolError> {
+    let mut name = String::new();
+    ask!(text("Name?")).accepted()?.clone_into(&mut name);
+    Ok(name.to_uppercase())
+}
+
+#[tokio::test]
+async fn a_statement_starting_with_a_question_mark_after_a_suspension_compiles_and_runs() {
+    let flow = drive(&shout, json!({}), |_, _, _| accept(json!({"text": "ada"})))
+        .await
+        .expect("the flow completes");
+    assert_eq!(text(&flow.output), "ADA");
+    let declined = drive(&shout, json!({}), |_, _, _| json!({"action": "decline"}))
+        .await
+        .expect("the flow completes");
+    assert!(
+        text(&declined.output).to_lowercase().contains("decline"),
+        "{}",
+        text(&declined.output)
+    );
+}
+
 /// hostile_state: a token sealed with the server's key (leaked) whose pending requests do
 /// not include the key the state resumes at made the machine take an answer it never asked:
 /// `-32603` (internal error) instead of the rejected-state `-32602`.

@@ -449,6 +449,38 @@ mod tests {
         assert!(matches!(run_pipeline(source), Verdict::Expanded));
     }
 
+    /// libFuzzer's finding: a statement starting with a rewritten `?` after a suspension
+    /// (`x? + y;`, `x?.len();`) became `match .. { .. } + y;`, which does not parse.
+    #[test]
+    fn a_statement_starting_with_a_question_mark_after_a_suspension_expands_to_rust() {
+        for statement in [
+            "ask!(text(\"q\")).accepted()? + ask!(text(\"q\"));",
+            "ask!(text(\"q\")).accepted()?.len();",
+        ] {
+            let source = format!(
+                "async fn fuzzed(n: u32) -> Result<String, ToolError> {{ {statement} Ok(String::new()) }}"
+            );
+            assert!(
+                matches!(run_pipeline(&source), Verdict::Expanded),
+                "{source}"
+            );
+        }
+    }
+
+    /// Every crash input libFuzzer found, kept in `fuzz/regressions/macro_bodies/`.
+    #[test]
+    fn kept_crash_inputs_expand_or_are_refused() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fuzz/regressions/macro_bodies");
+        let mut replayed = 0;
+        for entry in std::fs::read_dir(dir).expect("the regressions directory") {
+            let data = std::fs::read(entry.expect("an entry").path()).expect("readable");
+            fuzz_one(&data);
+            replayed += 1;
+        }
+        assert!(replayed > 0, "no kept inputs");
+    }
+
     /// The stable driver: 1000 generated functions from a fixed seed (libFuzzer runs the
     /// same generator for millions, see `fuzz/README.md`).
     #[test]
