@@ -150,6 +150,34 @@ async fn a_statement_starting_with_a_question_mark_after_a_suspension_compiles_a
     );
 }
 
+/// macro_bodies: a branch after a suspension that initializes a local declared before it
+/// and whose value is kept (`let when = if ..? { start = 1; .. } else { .. };`) expanded to
+/// `let t = let mut start; { .. };`, which does not parse (this file would not compile).
+#[mrtr::tool]
+async fn schedule() -> Result<String, ToolError> {
+    let start: u32;
+    let when = if ask!(confirm("Now?")).accepted()? {
+        start = 1;
+        "now"
+    } else {
+        start = 2;
+        "later"
+    };
+    Ok(format!("{when} {start}"))
+}
+
+#[tokio::test]
+async fn a_valued_branch_initializing_a_deferred_local_compiles_and_runs() {
+    for (confirmed, expected) in [(true, "now 1"), (false, "later 2")] {
+        let flow = drive(&schedule, json!({}), |_, _, _| {
+            accept(json!({"confirm": confirmed}))
+        })
+        .await
+        .expect("the flow completes");
+        assert_eq!(text(&flow.output), expected);
+    }
+}
+
 /// hostile_state: a token sealed with the server's key (leaked) whose pending requests do
 /// not include the key the state resumes at made the machine take an answer it never asked:
 /// `-32603` (internal error) instead of the rejected-state `-32602`.

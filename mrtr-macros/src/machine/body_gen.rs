@@ -467,6 +467,19 @@ mod tests {
         }
     }
 
+    /// libFuzzer's finding: a branch that initializes a deferred local and whose value is
+    /// kept (`let v = if ask!(..)? { x = 1; .. } else { .. };`) expanded to
+    /// `let t = let mut x; { .. };`, which does not parse.
+    #[test]
+    fn a_valued_branch_that_initializes_a_deferred_local_expands_to_rust() {
+        let source = "async fn fuzzed(n: u32) -> Result<String, ToolError> { \
+            let start: u32; \
+            let when = if ask!(confirm(\"Now?\")).accepted()? { start = 1; \"now\" } \
+                else { start = 2; \"later\" }; \
+            Ok(format!(\"{when} {start}\")) }";
+        assert!(matches!(run_pipeline(source), Verdict::Expanded));
+    }
+
     /// Every crash input libFuzzer found, kept in `fuzz/regressions/macro_bodies/`.
     #[test]
     fn kept_crash_inputs_expand_or_are_refused() {

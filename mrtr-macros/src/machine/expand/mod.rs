@@ -170,20 +170,22 @@ impl Gen<'_> {
                 }
                 let access = &access;
                 let body = self.code(body, access);
-                let body = quote!(#declare #body);
+                // The declarations are statements of their own, before the body's value is
+                // used (`let t = let mut x; { .. };` would not parse).
                 match dest {
                     Dest::Discard => {
                         let transition = self.transition(*then, access);
-                        quote!(#body; #transition)
+                        quote!(#declare #body; #transition)
                     }
                     Dest::Var(var) => {
                         let ident = self.cfg.vars[*var].ident.clone();
                         let mut access = access.clone();
                         access.idents.insert(*var, ident.clone());
                         let transition = self.transition(*then, &access);
-                        quote!(let #ident = #body; #transition)
+                        quote!(#declare let #ident = #body; #transition)
                     }
                     Dest::Return => quote! {
+                        #declare
                         return ::core::result::Result::Ok(::mrtr::__private::Step::Done(#body));
                     },
                 }
