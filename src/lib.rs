@@ -13,6 +13,7 @@
 //!
 //! The terminal client (the `mrtr` binary) is its own package: `cargo install mrtr-cli`.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use mrtr_macros::*;

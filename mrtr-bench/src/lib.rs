@@ -14,6 +14,8 @@
 //! }
 //! ```
 #![deny(missing_docs)]
+// One line needs `unsafe` (sysconf in `proc_stats`), allowed there with a SAFETY note.
+#![deny(unsafe_code)]
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
 pub mod engine;

@@ -54,6 +54,7 @@ fn parse_peak_rss(status: &str) -> Option<u64> {
 
 fn clock_ticks_per_second() -> u64 {
     // SAFETY: sysconf only reads a configuration value.
+    #[allow(unsafe_code)]
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if ticks > 0 { ticks as u64 } else { 100 }
 }

@@ -17,6 +17,7 @@
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28 MRTR.
 
 mod answers;

@@ -9,6 +9,7 @@
 //! - `internals/`: what both share — the error accumulator, every attribute's parsing, serde's
 //!   rename rules and doc-comment text.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod form;
 mod internals;

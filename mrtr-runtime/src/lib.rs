@@ -20,6 +20,8 @@
 //! | `client-http` | no | `client` plus rmcp's Streamable HTTP client (reqwest, rustls) |
 //! | `client-child-process` | no | `client` plus rmcp's child-process transport |
 #![deny(missing_docs)]
+// One line needs `unsafe` (getrlimit in `server::http`), allowed there with a SAFETY note.
+#![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[doc(hidden)]
@@ -29,6 +31,9 @@ pub mod __private;
 pub mod client;
 pub mod error;
 pub mod form;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzz_api;
 pub mod machine;
 pub mod server;
 #[cfg(feature = "testing")]

@@ -51,6 +51,9 @@ use crate::server::StaleStatePolicy;
 use crate::server::engine::{Answer as Served, Engine, Incoming};
 use crate::token::{Clock, KeyId, KeyRing, ManualClock, SecretKey, StateSealer, TOKEN_PREFIX};
 
+/// The audience every [`Harness`] binds its tokens to.
+pub(crate) const HARNESS_AUDIENCE: &str = "test";
+
 /// One request's reply: the finished output, or what the client must answer (see
 /// [`Harness::request`]).
 #[derive(Debug)]
@@ -187,7 +190,7 @@ impl Harness {
         Harness {
             engine: Engine {
                 sealer: StateSealer::new(keys).with_clock(shared),
-                audience: "test".into(),
+                audience: HARNESS_AUDIENCE.into(),
                 stale_state: StaleStatePolicy::default(),
                 states: Arc::default(),
             },
@@ -937,7 +940,7 @@ impl Progress<rmcp::model::CallToolResult> {
 /// `mrtr.round` span: `unauthentic`, `expired`, `unknown_key`, `wrong_prefix`,
 /// `malformed`, `too_large`, `issued_in_future`, `fingerprint_mismatch`,
 /// `undecodable_envelope`, `unsupported_version`, `undecodable_pending_request`,
-/// `undecodable_state`).
+/// `undecodable_state`, `pending_requests_do_not_match_state`).
 ///
 /// ```
 /// use mrtr_runtime::testing::Refused;

@@ -179,7 +179,7 @@ const _: () = {
                     );
                 }
                 __MrtrFlow::B1 { v0: mut greeting, v1: mut __mrtr_t1 } => {
-                    let name = match ::mrtr::__private::Branch::branch(
+                    let name = (match ::mrtr::__private::Branch::branch(
                         __mrtr_t1.accepted(),
                     ) {
                         ::core::ops::ControlFlow::Continue(__mrtr_value) => __mrtr_value,
@@ -192,7 +192,7 @@ const _: () = {
                                 ),
                             );
                         }
-                    };
+                    });
                     return ::core::result::Result::Ok(
                         ::mrtr::__private::Step::Done(Ok(format!("{greeting}, {name}!"))),
                     );

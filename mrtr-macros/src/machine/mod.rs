@@ -23,6 +23,8 @@ pub mod lower;
 pub mod parse;
 pub mod suspension;
 
+#[cfg(any(test, fuzzing))]
+pub mod body_gen;
 #[cfg(test)]
 pub(crate) mod difftest;
 #[cfg(test)]
@@ -62,25 +64,38 @@ pub fn expand_attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> Tok
     }
     let args = machine_args(kind, attr, &mut errors);
     let krate = args.krate.clone();
-    let expanded = expand_function(kind, args, item_fn, errors);
+    let expanded = match run_stages(kind, args, item_fn, errors) {
+        Staged::Expanded(tokens) => tokens,
+        Staged::Refused(function, errors) => with_errors(&function, errors),
+    };
     match krate {
         Some(krate) => retarget(expanded, &krate),
         None => expanded,
     }
 }
 
-/// Runs the pipeline on a free function whose attribute arguments are read.
-fn expand_function(
+/// What the five stages made of one function.
+pub(crate) enum Staged {
+    /// A stage refused it: the parsed function (for the stub) and the errors.
+    Refused(Box<parse::MachineFn>, Errors),
+    /// The expansion.
+    Expanded(TokenStream),
+}
+
+/// Runs parse → check → lower → analyze → expand on a free function whose attribute
+/// arguments are read (a method is reported by [`expand_attribute`] before this); the macro
+/// fuzz target drives this same function.
+pub(crate) fn run_stages(
     kind: Kind,
     args: parse::MachineArgs,
     item_fn: syn::ItemFn,
     mut errors: Errors,
-) -> TokenStream {
+) -> Staged {
     let body_tokens = item_fn.block.to_token_stream();
     let function = parse::parse_fn(kind, args, item_fn, &mut errors);
     check::check_positions(&function.body, &mut errors);
     if !errors.is_empty() {
-        return with_errors(&function, errors);
+        return Staged::Refused(Box::new(function), errors);
     }
     let cfg = lower::lower(&function, &mut errors);
     let liveness = analyze::analyze(&cfg);
@@ -89,7 +104,7 @@ fn expand_function(
     analyze::check_assigned(&cfg, &liveness, &mut errors);
     analyze::check_jumps(&cfg, &liveness, &reachable, &mut errors);
     if !errors.is_empty() {
-        return with_errors(&function, errors);
+        return Staged::Refused(Box::new(function), errors);
     }
     let fingerprint = expand::fingerprint::fingerprint(
         kind.as_str(),
@@ -103,7 +118,7 @@ fn expand_function(
             .map(syn::LitStr::value)
             .as_deref(),
     );
-    expand::expand(&function, &cfg, &liveness, fingerprint)
+    Staged::Expanded(expand::expand(&function, &cfg, &liveness, fingerprint))
 }
 
 fn with_errors(function: &parse::MachineFn, errors: Errors) -> TokenStream {

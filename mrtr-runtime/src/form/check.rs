@@ -572,16 +572,13 @@ fn is_absolute_uri(text: &str) -> bool {
 
 /// RFC 3339 `full-date`: exactly four, two and two digits, and a real calendar day.
 fn is_full_date(text: &str) -> bool {
-    let digits = |range: std::ops::Range<usize>| {
-        text.get(range)
-            .is_some_and(|part| part.bytes().all(|b| b.is_ascii_digit()))
-    };
-    text.len() == 10
-        && digits(0..4)
-        && &text[4..5] == "-"
-        && digits(5..7)
-        && &text[7..8] == "-"
-        && digits(8..10)
+    // Byte by byte: slicing the text could cut a multi-byte character (a panic).
+    let bytes = text.as_bytes();
+    bytes.len() == 10
+        && bytes.iter().enumerate().all(|(i, byte)| match i {
+            4 | 7 => *byte == b'-',
+            _ => byte.is_ascii_digit(),
+        })
         && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
 }
 
@@ -718,6 +715,10 @@ mod tests {
             "2026-7-28",
             "02/12/2026",
             "+2026-01-01",
+            "26-01-02",
+            // Ten bytes whose 5th is inside a multi-byte character.
+            "2026\u{fffd}-02",
+            "20é6-02-28",
         ] {
             assert!(!is_full_date(bad), "{bad}");
         }

@@ -250,6 +250,17 @@ impl Engine {
                     );
                 }
                 Err(StepError::Answer(problem))
+                    if *problem.problem() == AnswerProblem::NotAsked
+                        && matches!(origin, Origin::Token(_)) =>
+                {
+                    // The sealed pending requests do not match the state they were sealed
+                    // with: only a forged (leaked-key) or incompatible token does that.
+                    span.record("outcome", "rejected");
+                    reject("pending_requests_do_not_match_state");
+                    tracing::warn!(%problem, "authentic requestState resumes at a key it never asked");
+                    return Err(errors::rejected_state());
+                }
+                Err(StepError::Answer(problem))
                     if *problem.problem() == AnswerProblem::NotAsked =>
                 {
                     // The machine took a key it never asked: its bug, not the client's.
@@ -373,7 +384,10 @@ fn into_pending(suspend: Suspend, round: u32) -> Result<Pending, serde_json::Err
 
 /// The sealed payload: `postcard([(key, recipe)])` followed by the machine's state bytes
 /// (postcard is self-delimiting, so the state needs no length prefix).
-fn encode_payload(recipes: &[(String, Recipe)], state: &[u8]) -> Result<Vec<u8>, postcard::Error> {
+pub(crate) fn encode_payload(
+    recipes: &[(String, Recipe)],
+    state: &[u8],
+) -> Result<Vec<u8>, postcard::Error> {
     let mut payload = postcard::to_allocvec(recipes)?;
     payload.extend_from_slice(state);
     Ok(payload)
@@ -382,7 +396,7 @@ fn encode_payload(recipes: &[(String, Recipe)], state: &[u8]) -> Result<Vec<u8>,
 /// The pending requests (rebuilt from their recipes), the keyed recipes, and the state.
 type Decoded = (Vec<(String, InputRequest)>, Vec<(String, Recipe)>, Vec<u8>);
 
-fn decode_payload(payload: &[u8]) -> Result<Decoded, String> {
+pub(crate) fn decode_payload(payload: &[u8]) -> Result<Decoded, String> {
     let (recipes, state) = postcard::take_from_bytes::<Vec<(String, Recipe)>>(payload)
         .map_err(|e| format!("sealed input requests do not decode: {e}"))?;
     let requests = rebuild_requests(&recipes)?;

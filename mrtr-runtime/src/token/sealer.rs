@@ -156,7 +156,10 @@ impl StateSealer {
 
     /// Like [`seal`](Self::seal) but with a caller-chosen nonce. **For test vectors only:**
     /// reusing a nonce with the same key breaks confidentiality and authenticity.
-    #[cfg_attr(not(feature = "token-internals"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "token-internals", feature = "fuzzing")),
+        allow(dead_code)
+    )]
     pub fn seal_with_nonce(
         &self,
         binding: &Binding<'_>,

@@ -170,20 +170,22 @@ impl Gen<'_> {
                 }
                 let access = &access;
                 let body = self.code(body, access);
-                let body = quote!(#declare #body);
+                // The declarations are statements of their own, before the body's value is
+                // used (`let t = let mut x; { .. };` would not parse).
                 match dest {
                     Dest::Discard => {
                         let transition = self.transition(*then, access);
-                        quote!(#body; #transition)
+                        quote!(#declare #body; #transition)
                     }
                     Dest::Var(var) => {
                         let ident = self.cfg.vars[*var].ident.clone();
                         let mut access = access.clone();
                         access.idents.insert(*var, ident.clone());
                         let transition = self.transition(*then, &access);
-                        quote!(let #ident = #body; #transition)
+                        quote!(#declare let #ident = #body; #transition)
                     }
                     Dest::Return => quote! {
+                        #declare
                         return ::core::result::Result::Ok(::mrtr::__private::Step::Done(#body));
                     },
                 }
@@ -295,6 +297,14 @@ impl Gen<'_> {
                     let diverge = self.code(diverge, access);
                     quote!(else #diverge)
                 });
+                // `let .. else` forbids an initializer ending in `}`, which a rewritten `?`
+                // (a `match`) does: `let Some(v) = names? else { .. }`.
+                let init = match init {
+                    Some(init) if diverge.is_some() && ends_in_brace(&init) => {
+                        Some(quote!((#init)))
+                    }
+                    init => init,
+                };
                 // A shadowed local that is still needed moves to a hidden name first.
                 let mut moves = TokenStream::new();
                 for def in defs {
@@ -926,4 +936,12 @@ fn resource_uri(function: &MachineFn) -> String {
         .as_ref()
         .map(|uri| uri.value())
         .unwrap_or_default()
+}
+
+/// Whether the last token is a `{ .. }` group.
+fn ends_in_brace(tokens: &TokenStream) -> bool {
+    matches!(
+        tokens.clone().into_iter().last(),
+        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace
+    )
 }

@@ -498,15 +498,17 @@ impl VisitMut for Redirect<'_> {
                 let span = try_expr.question_token.span;
                 let value = Ident::new("__mrtr_value", Span::mixed_site());
                 let residual = Ident::new("__mrtr_residual", Span::mixed_site());
+                // In parentheses: a bare `match` at the start of a statement would end the
+                // expression there (`x? + y;`, `x?.len();` would not parse).
                 *expr = Expr::Verbatim(quote_spanned! {span=>
-                    match ::mrtr::__private::Branch::branch(#inner) {
+                    (match ::mrtr::__private::Branch::branch(#inner) {
                         ::core::ops::ControlFlow::Continue(#value) => #value,
                         ::core::ops::ControlFlow::Break(#residual) => {
                             return ::core::result::Result::Ok(::mrtr::__private::Step::Done(
                                 ::mrtr::__private::FromResidual::from_residual(#residual),
                             ));
                         }
-                    }
+                    })
                 });
             }
             Expr::Return(ret) => {

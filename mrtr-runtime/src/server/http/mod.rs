@@ -535,6 +535,7 @@ fn default_max_connections() -> usize {
             rlim_max: 0,
         };
         // SAFETY: getrlimit only writes the struct we pass.
+        #[allow(unsafe_code)]
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
         if ok && limit.rlim_cur != libc::RLIM_INFINITY {
             let half = usize::try_from(limit.rlim_cur / 2).unwrap_or(usize::MAX);

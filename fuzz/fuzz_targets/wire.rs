@@ -1,0 +1,4 @@
+//! libFuzzer entry for `mrtr_fuzz::wire` (the target and its oracle live there).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mrtr_fuzz::wire::run(data));

@@ -1,0 +1,244 @@
+//! Target 2: authenticated but hostile plaintext. Arbitrary bytes are sealed with the
+//! server's own key (as a leaked key would allow) — as the whole envelope, as the state
+//! behind a machine's genuine pending requests, or as the pending requests (raw, or as
+//! request JSON) in front of its genuine state, for the real machines in
+//! [`crate::machines`] — and sent with valid answers through the real pipeline
+//! ([`Harness`]), so the postcard decoding behind authentication (envelope, stored request
+//! recipes, generated state enums, `&'static str` literals, snapshot loops, `AsJson`) runs
+//! on them.
+//!
+//! Oracle: never a panic; the reply is a result, a re-ask, or `-32602` (rejected state).
+
+use std::sync::OnceLock;
+
+use arbitrary::Unstructured;
+use futures::executor::block_on;
+use mrtr::machine::Machine;
+use mrtr::testing::Harness;
+use mrtr_runtime::fuzz_api::{
+    BindingSpec, FuzzSealer, Opened, encode_json_payload, pending_requests, split_payload,
+};
+use mrtr_runtime::token::{Clock, KeyId, KeyRing, SecretKey};
+use rmcp::model::InputResponses;
+use serde_json::{Value, json};
+
+use crate::answering::valid_answer;
+use crate::machines;
+
+/// The machines under test, by index.
+const MACHINES: usize = 6;
+
+fn arguments(machine: usize) -> Value {
+    match machine {
+        0 => json!({"rounds": 3}),
+        1 => json!({"prod": true}),
+        2 => json!({"items": ["a", "bb", "ccc"]}),
+        4 => json!({"topic": "fuzzing"}),
+        _ => json!({}),
+    }
+}
+
+struct Fixture {
+    harness: Harness,
+    sealer: FuzzSealer,
+    /// Every round of every machine's genuine flow, as sealed by the server.
+    rounds: Vec<(usize, Opened)>,
+}
+
+/// What one request through the harness ended in.
+enum Outcome {
+    Done,
+    Asked(Option<String>),
+    Error(rmcp::ErrorData),
+}
+
+/// Sends one request to machine `index`.
+fn request(
+    harness: &Harness,
+    index: usize,
+    token: Option<String>,
+    answers: Option<InputResponses>,
+) -> Outcome {
+    fn on<M: Machine>(
+        harness: &Harness,
+        machine: &M,
+        index: usize,
+        token: Option<String>,
+        answers: Option<InputResponses>,
+    ) -> Outcome {
+        match block_on(harness.request(machine, arguments(index), token, answers)) {
+            Ok(mrtr::testing::Reply::Complete(_)) => Outcome::Done,
+            Ok(mrtr::testing::Reply::InputRequired(asked)) => Outcome::Asked(asked.request_state),
+            Err(error) => Outcome::Error(error),
+        }
+    }
+    match index {
+        0 => on(harness, &machines::tally, index, token, answers),
+        1 => on(harness, &machines::literals, index, token, answers),
+        2 => on(harness, &machines::snapshot, index, token, answers),
+        3 => on(harness, &machines::sizing, index, token, answers),
+        4 => on(harness, &machines::summary, index, token, answers),
+        _ => on(harness, &machines::vault, index, token, answers),
+    }
+}
+
+fn descriptor(index: usize) -> &'static mrtr::machine::MachineDescriptor {
+    match index {
+        0 => machines::tally.descriptor(),
+        1 => machines::literals.descriptor(),
+        2 => machines::snapshot.descriptor(),
+        3 => machines::sizing.descriptor(),
+        4 => machines::summary.descriptor(),
+        _ => machines::vault.descriptor(),
+    }
+}
+
+fn binding(index: usize) -> BindingSpec {
+    let arguments = arguments(index).as_object().cloned().unwrap_or_default();
+    BindingSpec::for_harness(descriptor(index), arguments)
+}
+
+/// Valid answers to the pending requests the server rebuilds from `payload` (none when
+/// they do not rebuild: the server refuses the token before any answer is read).
+fn answers_for(payload: &[u8]) -> InputResponses {
+    pending_requests(payload)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(key, request)| {
+            let answer = valid_answer(&request);
+            (key, answer)
+        })
+        .collect()
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let keys = KeyRing::new(KeyId(1), SecretKey::from_bytes([0x44; 32]));
+        let harness = Harness::with_keys(keys.clone());
+        let sealer = FuzzSealer::new(keys, harness.clock().now_unix_seconds());
+        let mut rounds = Vec::new();
+        for index in 0..MACHINES {
+            let mut token = None;
+            let mut answers = None;
+            loop {
+                match request(&harness, index, token.take(), answers.take()) {
+                    Outcome::Done => break,
+                    Outcome::Asked(Some(next)) => {
+                        let opened = sealer
+                            .open(&next, &binding(index))
+                            .expect("the fixture opens the server's own tokens");
+                        answers = Some(answers_for(&opened.payload));
+                        rounds.push((index, opened));
+                        token = Some(next);
+                    }
+                    Outcome::Asked(None) => panic!("input_required without requestState"),
+                    Outcome::Error(error) => panic!("genuine flow of machine {index}: {error:?}"),
+                }
+            }
+        }
+        Fixture {
+            harness,
+            sealer,
+            rounds,
+        }
+    })
+}
+
+/// Runs one input.
+///
+/// ```
+/// mrtr_fuzz::hostile_state::run(&[1, 0, 0, 7, 7, 7]);
+/// ```
+pub fn run(data: &[u8]) {
+    let fixture = fixture();
+    let mut input = Unstructured::new(data);
+    let round = usize::from(input.arbitrary::<u8>().unwrap_or(0)) % fixture.rounds.len();
+    let (index, genuine) = &fixture.rounds[round];
+    let binding = binding(*index);
+    let (genuine_pending, genuine_state) =
+        split_payload(&genuine.payload).expect("the server's own payload splits");
+    let mode = input.arbitrary::<u8>().unwrap_or(0) % 5;
+    let (token, payload) = match mode {
+        // The whole plaintext: envelope decoding behind the AEAD.
+        0 => {
+            let plaintext = input.take_rest();
+            let token = fixture.sealer.seal_plaintext(&binding, plaintext, [9; 24]);
+            (token, genuine.payload.clone())
+        }
+        // A genuine envelope: the machine's pending requests, then a hostile state.
+        1 | 2 => {
+            let round_number = if mode == 1 {
+                genuine.round
+            } else {
+                input.arbitrary().unwrap_or(0)
+            };
+            let payload = [genuine_pending, input.take_rest()].concat();
+            let token = fixture.sealer.seal_payload(
+                &binding,
+                genuine.fingerprint,
+                round_number,
+                payload.clone(),
+                [9; 24],
+            );
+            (token, payload)
+        }
+        // Hostile pending requests as `(key, request JSON)` in front of the genuine state.
+        3 => {
+            let pending: Vec<(String, String)> = input.arbitrary().unwrap_or_default();
+            let Ok(payload) = encode_json_payload(&pending, genuine_state) else {
+                return;
+            };
+            let token = fixture.sealer.seal_payload(
+                &binding,
+                genuine.fingerprint,
+                genuine.round,
+                payload.clone(),
+                [9; 24],
+            );
+            (token, payload)
+        }
+        // Raw bytes where the stored request recipes go, then the genuine state.
+        _ => {
+            let payload = [input.take_rest(), genuine_state].concat();
+            let token = fixture.sealer.seal_payload(
+                &binding,
+                genuine.fingerprint,
+                genuine.round,
+                payload.clone(),
+                [9; 24],
+            );
+            (token, payload)
+        }
+    };
+    // A state too large to seal never reaches a server.
+    let Ok(token) = token else { return };
+    let answers = answers_for(&payload);
+    match request(&fixture.harness, *index, Some(token), Some(answers)) {
+        Outcome::Done | Outcome::Asked(Some(_)) => {}
+        Outcome::Asked(None) => panic!("input_required without requestState"),
+        Outcome::Error(error) => assert_eq!(
+            error.code.0, -32602,
+            "hostile authentic state must be rejected as invalid params: {error:?}"
+        ),
+    }
+}
+
+/// The seed corpus: each genuine round's state and envelope, in the modes [`run`] reads.
+///
+/// ```
+/// assert!(!mrtr_fuzz::hostile_state::seeds().is_empty());
+/// ```
+pub fn seeds() -> Vec<Vec<u8>> {
+    let fixture = fixture();
+    let mut seeds = Vec::new();
+    for (round, (_, opened)) in fixture.rounds.iter().enumerate() {
+        let Some((pending, state)) = split_payload(&opened.payload) else {
+            continue;
+        };
+        seeds.push([&[round as u8, 1][..], state].concat());
+        seeds.push(vec![round as u8, 3, 0]);
+        seeds.push([&[round as u8, 4][..], pending].concat());
+    }
+    seeds
+}
