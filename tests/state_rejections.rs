@@ -483,8 +483,13 @@ impl Machine for TypoMachine {
     }
 }
 
+/// A resumed round whose code takes an answer under a key its sealed pending requests never
+/// asked is not asked again (that would loop forever). On a token it is refused as a state
+/// whose pending requests do not match it (`-32602`): from the engine's side, a hand-written
+/// machine with this bug and a token forged with a leaked key look the same (issue 13's
+/// hostile_state finding), and a forged token must not be reported as a server fault.
 #[tokio::test]
-async fn taking_a_key_that_was_never_asked_is_an_internal_error_not_a_reask() {
+async fn taking_a_key_that_was_never_asked_is_refused_not_reasked() {
     let harness = Harness::new();
     let (wizard_tool, _) = wizard();
     let mut descriptor = wizard_tool.descriptor().clone();
@@ -498,9 +503,13 @@ async fn taking_a_key_that_was_never_asked_is_an_internal_error_not_a_reask() {
         json!({"action": "accept", "content": {"text": "Ada"}}),
     )]
     .into();
-    let error = harness
-        .request(&typo, args("api"), first.request_state, Some(answers))
+    let refused = harness
+        .request_explained(&typo, args("api"), first.request_state, Some(answers))
         .await
-        .expect_err("a machine bug");
-    assert_eq!(error.code.0, -32603);
+        .expect_err("a resume at a key never asked");
+    assert_eq!(refused.error.code.0, -32602);
+    assert_eq!(
+        refused.rejection,
+        Some("pending_requests_do_not_match_state")
+    );
 }
