@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, Ident};
 
-use crate::internals::attr::{form_args, serde_attrs, take_crate_arg};
+use crate::internals::attr::{container_form_args, form_args, serde_attrs};
 use crate::internals::doc::doc_paragraphs;
 use crate::internals::errors::Errors;
 
@@ -18,8 +18,11 @@ pub(crate) struct ChoiceModel {
     pub(crate) offered: bool,
 }
 
-/// Reads a `#[derive(FormChoice)]` input; every problem is reported at once.
-pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn::Error>) {
+/// Reads a `#[derive(FormChoice)]` input; every problem is reported at once. Also returns
+/// the container's `#[form(crate = "...")]` path.
+pub(crate) fn choice_model(
+    input: &DeriveInput,
+) -> (Vec<ChoiceModel>, Option<syn::Path>, Option<syn::Error>) {
     let mut errors = Errors::default();
     let name = &input.ident;
     let Data::Enum(data) = &input.data else {
@@ -34,7 +37,7 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
                  `{name}` is not an enum{hint}"
             ),
         );
-        return (Vec::new(), errors.into_error());
+        return (Vec::new(), None, errors.into_error());
     };
     if !input.generics.params.is_empty() {
         errors.spanned(
@@ -42,7 +45,7 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
             "`#[derive(FormChoice)]` does not support generic parameters",
         );
     }
-    let (_, container_args) = take_crate_arg(form_args(&input.attrs, &mut errors), &mut errors);
+    let (krate, container_args) = container_form_args(&input.attrs, &mut errors);
     for arg in container_args {
         errors.at(
             arg.key.span(),
@@ -134,7 +137,7 @@ pub(crate) fn choice_model(input: &DeriveInput) -> (Vec<ChoiceModel>, Option<syn
             );
         }
     }
-    (choices, errors.into_error())
+    (choices, krate, errors.into_error())
 }
 
 /// The `FormChoice` impl. With errors, the impl is still emitted so uses raise nothing more.

@@ -15,7 +15,6 @@ mod types;
 
 use proc_macro2::TokenStream;
 
-use crate::internals::attr::container_crate;
 use crate::internals::crate_path::retarget;
 
 /// Expands `#[derive(Form)]`.
@@ -23,7 +22,7 @@ pub(crate) fn derive_form(input: TokenStream) -> TokenStream {
     match syn::parse2::<syn::DeriveInput>(input) {
         Ok(input) => {
             let (model, errors) = model::form_model(&input);
-            with_crate_path(expand::expand_form(&model, errors), &input)
+            with_crate_path(expand::expand_form(&model, errors), model.krate.as_ref())
         }
         Err(error) => error.to_compile_error(),
     }
@@ -33,17 +32,20 @@ pub(crate) fn derive_form(input: TokenStream) -> TokenStream {
 pub(crate) fn derive_form_choice(input: TokenStream) -> TokenStream {
     match syn::parse2::<syn::DeriveInput>(input) {
         Ok(input) => {
-            let (choices, errors) = choice::choice_model(&input);
-            with_crate_path(choice::expand_choice(&input, &choices, errors), &input)
+            let (choices, krate, errors) = choice::choice_model(&input);
+            with_crate_path(
+                choice::expand_choice(&input, &choices, errors),
+                krate.as_ref(),
+            )
         }
         Err(error) => error.to_compile_error(),
     }
 }
 
 /// Points the expansion at a renamed or re-exported `mrtr` (`#[form(crate = "...")]`).
-fn with_crate_path(expanded: TokenStream, input: &syn::DeriveInput) -> TokenStream {
-    match container_crate(&input.attrs) {
-        Some(krate) => retarget(expanded, &krate),
+fn with_crate_path(expanded: TokenStream, krate: Option<&syn::Path>) -> TokenStream {
+    match krate {
+        Some(krate) => retarget(expanded, krate),
         None => expanded,
     }
 }

@@ -4,7 +4,7 @@
 use syn::{Data, DeriveInput, Expr, ExprLit, ExprUnary, Fields, Ident, Lit, Type, UnOp};
 
 use super::types::{FieldType, IntType, Scalar, classify, display};
-use crate::internals::attr::{FormArg, form_args, serde_attrs, take_crate_arg};
+use crate::internals::attr::{FormArg, container_form_args, form_args, serde_attrs};
 use crate::internals::doc::doc_paragraphs;
 use crate::internals::errors::Errors;
 
@@ -14,6 +14,8 @@ pub(crate) struct FormModel {
     /// Rejected when not empty, but kept so the emitted impl names the type correctly.
     pub(crate) generics: syn::Generics,
     pub(crate) properties: Vec<Property>,
+    /// `#[form(crate = "...")]`: where the `mrtr` facade is, when renamed or re-exported.
+    pub(crate) krate: Option<syn::Path>,
 }
 
 /// One property of the `requestedSchema`.
@@ -85,6 +87,7 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
         ident: input.ident.clone(),
         generics: input.generics.clone(),
         properties: Vec::new(),
+        krate: None,
     };
     let name = &input.ident;
     let fields = match &input.data {
@@ -141,7 +144,8 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
              at compile time",
         );
     }
-    let (_, container_args) = take_crate_arg(form_args(&input.attrs, &mut errors), &mut errors);
+    let (krate, container_args) = container_form_args(&input.attrs, &mut errors);
+    model.krate = krate;
     for arg in container_args {
         errors.at(
             arg.key.span(),

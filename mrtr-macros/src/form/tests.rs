@@ -425,7 +425,7 @@ fn choice_values_follow_serde_and_titles_follow_docs() {
         }
     })
     .unwrap();
-    let (choices, errors) = choice::choice_model(&input);
+    let (choices, _, errors) = choice::choice_model(&input);
     assert!(errors.is_none());
     let seen: Vec<_> = choices
         .iter()
@@ -508,7 +508,7 @@ fn choice_errors_are_specific() {
     ];
     for (tokens, expected) in cases {
         let input = syn::parse2(tokens.clone()).unwrap();
-        let (_, errors) = choice::choice_model(&input);
+        let (_, _, errors) = choice::choice_model(&input);
         let errors: Vec<String> = errors.unwrap().into_iter().map(|e| e.to_string()).collect();
         assert_eq!(errors.len(), 1, "{tokens}: {errors:?}");
         assert!(errors[0].contains(expected), "{tokens}: {errors:?}");

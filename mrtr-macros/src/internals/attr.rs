@@ -174,16 +174,15 @@ pub(crate) fn form_args(attrs: &[Attribute], errors: &mut Errors) -> Vec<FormArg
     args
 }
 
-/// Splits `crate = "..."` off a derive's container-level `#[form(..)]` arguments: returns
-/// the path (checked, problems recorded) and the other arguments, which a container does not
-/// take.
-pub(crate) fn take_crate_arg(
-    args: Vec<FormArg>,
+/// A derive's container-level `#[form(..)]` arguments, split into the `crate = "..."` path
+/// (checked, problems recorded) and the other arguments, which a container does not take.
+pub(crate) fn container_form_args(
+    attrs: &[Attribute],
     errors: &mut Errors,
 ) -> (Option<syn::Path>, Vec<FormArg>) {
     let mut krate = None;
     let mut others = Vec::new();
-    for arg in args {
+    for arg in form_args(attrs, errors) {
         if arg.key == "crate" {
             krate = parse_crate_path(&arg.value, errors);
         } else {
@@ -191,13 +190,6 @@ pub(crate) fn take_crate_arg(
         }
     }
     (krate, others)
-}
-
-/// The `crate = "..."` path of a derive's container, read leniently: the derive's model
-/// reports any problem with it (see [`take_crate_arg`]).
-pub(crate) fn container_crate(attrs: &[Attribute]) -> Option<syn::Path> {
-    let mut ignored = Errors::default();
-    take_crate_arg(form_args(attrs, &mut ignored), &mut ignored).0
 }
 
 /// The serde attributes that decide a property's wire name and whether it is required.
@@ -293,12 +285,7 @@ mod tests {
             &mut errors,
         );
         assert_eq!(args.name.unwrap().value(), "y");
-        let messages: Vec<String> = errors
-            .into_error()
-            .unwrap()
-            .into_iter()
-            .map(|e| e.to_string())
-            .collect();
+        let messages = errors.messages();
         assert_eq!(
             messages,
             [
@@ -357,12 +344,7 @@ mod tests {
         let mut errors = Errors::default();
         let args = form_args(&attrs, &mut errors);
         assert_eq!(args.len(), 1);
-        let message = errors
-            .into_error()
-            .unwrap()
-            .into_iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>();
+        let message = errors.messages();
         assert_eq!(
             message,
             [

@@ -242,12 +242,7 @@ mod tests {
         assert!(parse_crate_path(&parse_quote!("not a path"), &mut errors).is_none());
         let path = parse_crate_path(&parse_quote!("::my_mrtr"), &mut errors).unwrap();
         assert_eq!(path.to_token_stream().to_string(), ":: my_mrtr");
-        let messages: Vec<String> = errors
-            .into_error()
-            .unwrap()
-            .into_iter()
-            .map(|e| e.to_string())
-            .collect();
+        let messages = errors.messages();
         assert_eq!(
             messages,
             [

@@ -53,6 +53,12 @@ impl Errors {
         Some(first)
     }
 
+    /// The messages, in order (for tests).
+    #[cfg(test)]
+    pub(crate) fn messages(self) -> Vec<String> {
+        self.list.iter().map(ToString::to_string).collect()
+    }
+
     /// All errors combined into one, or `Ok` when there were none.
     pub(crate) fn finish(self) -> Result<(), syn::Error> {
         match self.into_error() {
