@@ -7,14 +7,15 @@
 
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use rmcp::model::{
-    CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
-    ElicitationSchema, InputRequest, ListRootsRequest, ModelHint, ModelPreferences, Role,
-    SamplingMessage, SamplingMessageContentBlock, Tool,
+    BooleanSchema, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
+    ElicitRequestParams, ElicitationSchema, EnumSchema, InputRequest, ListRootsRequest, ModelHint,
+    ModelPreferences, PrimitiveSchemaDefinition, Role, SamplingMessage,
+    SamplingMessageContentBlock, StringSchema, Tool,
 };
-use serde_json::json;
 
 use super::recipe::Recipe;
 use super::{Elicited, InputKind, Roots, Sampled};
@@ -107,13 +108,12 @@ fn elicit_form(message: impl Into<String>, requested_schema: ElicitationSchema) 
     ))
 }
 
-fn single_field_schema(field: &str, property: serde_json::Value) -> ElicitationSchema {
-    serde_json::from_value(json!({
-        "type": "object",
-        "properties": { field: property },
-        "required": [field],
-    }))
-    .expect("a single-property primitive schema is a valid elicitation schema")
+/// `{"type": "object", "properties": {field: property}, "required": [field]}`, built from
+/// rmcp's types: going through `serde_json::Value` cost more than the rest of a round (the
+/// untagged property enum tries, and fails, variant after variant).
+fn single_field_schema(field: &str, property: PrimitiveSchemaDefinition) -> ElicitationSchema {
+    ElicitationSchema::new(BTreeMap::from([(field.to_owned(), property)]))
+        .with_required(vec![field.to_owned()])
 }
 
 /// A form elicitation whose fields come from a `#[derive(Form)]` type.
@@ -158,7 +158,10 @@ where
 {
     let message = message.into();
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
-    let schema = single_field_schema("choice", json!({"type": "string", "enum": &options}));
+    let schema = single_field_schema(
+        "choice",
+        PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options.clone()).build()),
+    );
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::Choice(message, options))
 }
@@ -183,7 +186,7 @@ where
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
     let schema = single_field_schema(
         "choices",
-        json!({"type": "array", "items": {"type": "string", "enum": &options}}),
+        PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options.clone()).multiselect().build()),
     );
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::MultiChoice(message, options))
@@ -200,7 +203,10 @@ where
 /// ```
 pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
     let message = message.into();
-    let schema = single_field_schema("text", json!({"type": "string"}));
+    let schema = single_field_schema(
+        "text",
+        PrimitiveSchemaDefinition::String(StringSchema::new()),
+    );
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::Text(message))
 }
@@ -216,7 +222,10 @@ pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
 /// ```
 pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
     let message = message.into();
-    let schema = single_field_schema("confirm", json!({"type": "boolean"}));
+    let schema = single_field_schema(
+        "confirm",
+        PrimitiveSchemaDefinition::Boolean(BooleanSchema::new()),
+    );
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::Confirm(message))
 }
@@ -379,5 +388,54 @@ impl Input<Sampled> {
             params.tools = Some(tools);
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn requested_schema<O>(input: Input<O>) -> ElicitationSchema {
+        match input.into_request() {
+            InputRequest::Elicitation(ElicitRequest {
+                params:
+                    ElicitRequestParams::FormElicitationParams {
+                        requested_schema, ..
+                    },
+                ..
+            }) => requested_schema,
+            other => panic!("not a form elicitation: {other:?}"),
+        }
+    }
+
+    /// The typed schemas are exactly what decoding the documented JSON gives (the same
+    /// variant, not only the same text), and serialize back to that JSON.
+    #[test]
+    fn builder_schemas_are_the_ones_their_json_decodes_to() {
+        let cases: [(ElicitationSchema, Value); 4] = [
+            (
+                requested_schema(text("Name?")),
+                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+            ),
+            (
+                requested_schema(confirm("Sure?")),
+                json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}),
+            ),
+            (
+                requested_schema(choice("Where?", ["staging", "prod"])),
+                json!({"type": "object", "properties": {"choice": {"type": "string", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
+            ),
+            (
+                requested_schema(multi_choice("Which?", ["eu", "us"])),
+                json!({"type": "object", "properties": {"choices": {"type": "array", "items": {"type": "string", "enum": ["eu", "us"]}}}, "required": ["choices"]}),
+            ),
+        ];
+        for (built, expected) in cases {
+            let decoded: ElicitationSchema = serde_json::from_value(expected.clone()).unwrap();
+            assert_eq!(built, decoded);
+            assert_eq!(serde_json::to_value(&built).unwrap(), expected);
+        }
     }
 }
