@@ -241,9 +241,18 @@ impl RequestedForm {
     /// assert_eq!(RequestedForm::from_schema(&schema).unwrap().fields()[0].name, "name");
     /// ```
     pub fn from_schema(schema: &ElicitationSchema) -> Result<Self, UnsupportedSchema> {
-        let schema =
-            serde_json::to_value(schema).map_err(|error| UnsupportedSchema(error.to_string()))?;
-        Self::parse(&schema)
+        // Read the typed schema directly: the server does this for every answer it checks,
+        // and going through its JSON cost more than the rest of the check. A property shape
+        // this version does not know (rmcp's enums are non-exhaustive) takes the JSON path,
+        // which gives the same result for every shape (`typed_and_json_readings_agree`).
+        match typed::form(schema) {
+            Some(form) => Ok(form),
+            None => {
+                let schema = serde_json::to_value(schema)
+                    .map_err(|error| UnsupportedSchema(error.to_string()))?;
+                Self::parse(&schema)
+            }
+        }
     }
 
     /// The fields, in schema order.
@@ -590,6 +599,199 @@ fn is_date_time(text: &str) -> bool {
         && chrono::DateTime::parse_from_rfc3339(text).is_ok()
 }
 
+/// [`RequestedForm::from_schema`] over rmcp's typed schema, field for field what
+/// [`RequestedForm::parse`] reads from its JSON.
+mod typed {
+    use rmcp::model::{
+        ElicitationSchema, EnumSchema, MultiSelectEnumSchema, PrimitiveSchemaDefinition,
+        SingleSelectEnumSchema, StringFormat,
+    };
+    use serde_json::Value;
+
+    use super::{Field, FieldKind, RequestedForm};
+
+    /// `None` when a property has a shape added to rmcp after this was written.
+    pub(super) fn form(schema: &ElicitationSchema) -> Option<RequestedForm> {
+        let required = schema.required.as_deref().unwrap_or_default();
+        // The wire order, as rmcp writes it: `property_order` first (each property once),
+        // then the properties it does not name.
+        let mut names: Vec<&String> = Vec::with_capacity(schema.properties.len());
+        for name in schema.property_order.iter().flatten() {
+            if schema.properties.contains_key(name) && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let listed = names.len();
+        for name in schema.properties.keys() {
+            if !names[..listed].contains(&name) {
+                names.push(name);
+            }
+        }
+        let fields = names
+            .into_iter()
+            .map(|name| field(name, &schema.properties[name], required))
+            .collect::<Option<_>>()?;
+        Some(RequestedForm { fields })
+    }
+
+    fn field(
+        name: &str,
+        property: &PrimitiveSchemaDefinition,
+        required: &[String],
+    ) -> Option<Field> {
+        let (title, description, default, kind) = match property {
+            PrimitiveSchemaDefinition::String(s) => (
+                &s.title,
+                &s.description,
+                s.default.clone().map(Value::String),
+                FieldKind::Text {
+                    min_length: s.min_length.map(u64::from),
+                    max_length: s.max_length.map(u64::from),
+                    format: match s.format {
+                        Some(format) => Some(format_name(format)?.to_owned()),
+                        None => None,
+                    },
+                },
+            ),
+            PrimitiveSchemaDefinition::Integer(s) => (
+                &s.title,
+                &s.description,
+                s.default.map(Value::from),
+                FieldKind::Integer {
+                    minimum: s.minimum.map(|n| n as f64),
+                    maximum: s.maximum.map(|n| n as f64),
+                },
+            ),
+            PrimitiveSchemaDefinition::Number(s) => (
+                &s.title,
+                &s.description,
+                // A non-finite default is `null` in JSON, which `parse` reads as a value.
+                s.default
+                    .map(|n| serde_json::to_value(n).unwrap_or(Value::Null)),
+                FieldKind::Number {
+                    // Non-finite bounds are `null` in JSON: no bound.
+                    minimum: s.minimum.filter(|n| n.is_finite()),
+                    maximum: s.maximum.filter(|n| n.is_finite()),
+                },
+            ),
+            PrimitiveSchemaDefinition::Boolean(s) => (
+                &s.title,
+                &s.description,
+                s.default.map(Value::Bool),
+                FieldKind::Boolean,
+            ),
+            PrimitiveSchemaDefinition::Enum(schema) => enum_field(schema)?,
+            _ => return None,
+        };
+        Some(Field {
+            name: name.to_owned(),
+            label: title.as_deref().unwrap_or(name).to_owned(),
+            description: description.as_deref().map(str::to_owned),
+            required: required.iter().any(|r| r == name),
+            default,
+            kind,
+        })
+    }
+
+    type Parts<'a> = (
+        &'a Option<std::borrow::Cow<'static, str>>,
+        &'a Option<std::borrow::Cow<'static, str>>,
+        Option<Value>,
+        FieldKind,
+    );
+
+    fn enum_field(schema: &EnumSchema) -> Option<Parts<'_>> {
+        let untitled = |values: &[String]| {
+            values
+                .iter()
+                .map(|v| (Value::String(v.clone()), v.clone()))
+                .collect::<Vec<_>>()
+        };
+        let titled = |options: &[rmcp::model::ConstTitle]| {
+            options
+                .iter()
+                .map(|o| (Value::String(o.const_.clone()), o.title.clone()))
+                .collect::<Vec<_>>()
+        };
+        let strings = |values: &Option<Vec<String>>| {
+            values.as_ref().map(|v| {
+                Value::from(
+                    v.iter()
+                        .map(|s| Value::String(s.clone()))
+                        .collect::<Vec<_>>(),
+                )
+            })
+        };
+        Some(match schema {
+            EnumSchema::Single(SingleSelectEnumSchema::Untitled(s)) => (
+                &s.title,
+                &s.description,
+                s.default.clone().map(Value::String),
+                FieldKind::Choice {
+                    options: untitled(&s.enum_),
+                },
+            ),
+            EnumSchema::Single(SingleSelectEnumSchema::Titled(s)) => (
+                &s.title,
+                &s.description,
+                s.default.clone().map(Value::String),
+                FieldKind::Choice {
+                    options: titled(&s.one_of),
+                },
+            ),
+            EnumSchema::Multi(MultiSelectEnumSchema::Untitled(s)) => (
+                &s.title,
+                &s.description,
+                strings(&s.default),
+                FieldKind::MultiChoice {
+                    options: untitled(&s.items.enum_),
+                    min_items: s.min_items,
+                    max_items: s.max_items,
+                },
+            ),
+            EnumSchema::Multi(MultiSelectEnumSchema::Titled(s)) => (
+                &s.title,
+                &s.description,
+                strings(&s.default),
+                FieldKind::MultiChoice {
+                    options: titled(&s.items.any_of),
+                    min_items: s.min_items,
+                    max_items: s.max_items,
+                },
+            ),
+            EnumSchema::Legacy(s) => {
+                let names = s.enum_names.as_deref().unwrap_or_default();
+                let options = s
+                    .enum_
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let title = names.get(i).unwrap_or(v).clone();
+                        (Value::String(v.clone()), title)
+                    })
+                    .collect();
+                (
+                    &s.title,
+                    &s.description,
+                    s.default.clone().map(Value::String),
+                    FieldKind::Choice { options },
+                )
+            }
+            _ => return None,
+        })
+    }
+
+    fn format_name(format: StringFormat) -> Option<&'static str> {
+        Some(match format {
+            StringFormat::Email => "email",
+            StringFormat::Uri => "uri",
+            StringFormat::Date => "date",
+            StringFormat::DateTime => "date-time",
+            _ => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,6 +959,153 @@ mod tests {
                     .to_string()
                     .contains("`p`")
             );
+        }
+    }
+
+    mod typed_reading {
+        use proptest::prelude::*;
+        use rmcp::model::{ElicitationSchema, NumberSchema, PrimitiveSchemaDefinition};
+        use serde_json::{Value, json};
+
+        use super::super::{RequestedForm, typed};
+
+        fn maybe<T: std::fmt::Debug + Clone + 'static>(
+            value: impl Strategy<Value = T> + 'static,
+        ) -> BoxedStrategy<Option<T>> {
+            proptest::option::of(value).boxed()
+        }
+
+        fn labels() -> impl Strategy<Value = (Option<String>, Option<String>)> {
+            (maybe("[a-z ]{0,6}"), maybe("[a-z ]{0,6}"))
+        }
+
+        fn values() -> impl Strategy<Value = Vec<String>> {
+            proptest::collection::vec("[a-z]{1,4}", 1..4)
+        }
+
+        /// Every property shape of the 2026-07-28 restricted schema, with every keyword
+        /// present or absent.
+        fn property() -> impl Strategy<Value = Value> {
+            let insert = |mut object: Value, entries: Vec<(&str, Option<Value>)>| {
+                for (key, value) in entries {
+                    if let Some(value) = value {
+                        object[key] = value;
+                    }
+                }
+                object
+            };
+            prop_oneof![
+                (labels(), maybe(0u32..9), maybe(0u32..9), maybe(0usize..5), maybe("[a-z]{0,3}"))
+                    .prop_map(move |((t, d), min, max, format, default)| insert(json!({"type": "string"}), vec![
+                        ("title", t.map(Value::from)), ("description", d.map(Value::from)),
+                        ("minLength", min.map(Value::from)), ("maxLength", max.map(Value::from)),
+                        ("format", format.and_then(|i| ["email", "uri", "date", "date-time"].get(i)).map(|f| Value::from(*f))),
+                        ("default", default.map(Value::from)),
+                    ])),
+                (labels(), any::<bool>(), maybe(-9i64..9), maybe(-9i64..9), maybe(any::<i64>()))
+                    .prop_map(move |((t, d), integer, min, max, default)| insert(json!({"type": if integer { "integer" } else { "number" }}), vec![
+                        ("title", t.map(Value::from)), ("description", d.map(Value::from)),
+                        ("minimum", min.map(Value::from)), ("maximum", max.map(|m| if integer { Value::from(m) } else { Value::from(m as f64 + 0.5) })),
+                        ("default", default.map(Value::from)),
+                    ])),
+                (labels(), maybe(any::<bool>())).prop_map(move |((t, d), default)| insert(json!({"type": "boolean"}), vec![
+                    ("title", t.map(Value::from)), ("description", d.map(Value::from)), ("default", default.map(Value::from)),
+                ])),
+                (labels(), values(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(move |((t, d), values, titled, legacy, with_default)| {
+                    let default = with_default.then(|| Value::from(values[0].clone()));
+                    let shape = if legacy {
+                        json!({"type": "string", "enum": values, "enumNames": values.iter().skip(1).map(|v| v.to_uppercase()).collect::<Vec<_>>()})
+                    } else if titled {
+                        json!({"type": "string", "oneOf": values.iter().map(|v| json!({"const": v, "title": v.to_uppercase()})).collect::<Vec<_>>()})
+                    } else {
+                        json!({"type": "string", "enum": values})
+                    };
+                    insert(shape, vec![("title", t.map(Value::from)), ("description", d.map(Value::from)), ("default", default)])
+                }),
+                (labels(), values(), any::<bool>(), maybe(0u64..4), maybe(0u64..4), any::<bool>()).prop_map(move |((t, d), values, titled, min, max, with_default)| {
+                    let items = if titled {
+                        json!({"anyOf": values.iter().map(|v| json!({"const": v, "title": v.to_uppercase()})).collect::<Vec<_>>()})
+                    } else {
+                        json!({"type": "string", "enum": values})
+                    };
+                    let default = with_default.then(|| Value::from(vec![values[0].clone()]));
+                    insert(json!({"type": "array", "items": items}), vec![
+                        ("title", t.map(Value::from)), ("description", d.map(Value::from)),
+                        ("minItems", min.map(Value::from)), ("maxItems", max.map(Value::from)), ("default", default),
+                    ])
+                }),
+            ]
+        }
+
+        fn schema() -> impl Strategy<Value = (ElicitationSchema, u8)> {
+            (
+                proptest::collection::vec(("[a-d]{1,2}", property()), 0..5),
+                any::<bool>(),
+                0u8..3,
+            )
+                .prop_map(|(properties, all_required, order)| {
+                    let mut object = serde_json::Map::new();
+                    for (name, property) in properties {
+                        object.insert(name, property);
+                    }
+                    let required: Vec<&String> = object
+                        .keys()
+                        .filter(|k| all_required || k.len() == 1)
+                        .collect();
+                    let value =
+                        json!({"type": "object", "properties": object, "required": required});
+                    (
+                        serde_json::from_value(value).expect("a restricted schema decodes"),
+                        order,
+                    )
+                })
+        }
+
+        proptest! {
+            /// The server's reading of a typed schema is the terminal client's reading of its
+            /// JSON, whatever the property order is (wire order, none, or a partial list).
+            #[test]
+            fn typed_and_json_readings_agree((mut schema, order) in schema()) {
+                match order {
+                    0 => {}
+                    1 => schema.property_order = None,
+                    _ => if let Some(order) = &mut schema.property_order {
+                        order.reverse();
+                        order.pop();
+                        order.push("zz".into());
+                        order.extend(order.clone());
+                    },
+                }
+                let typed = typed::form(&schema).expect("every shape is known");
+                let json = RequestedForm::parse(&serde_json::to_value(&schema).unwrap()).unwrap();
+                // The typed reading keeps the wire order (`property_order`, then the rest);
+                // a JSON object read back keeps it only with serde_json's `preserve_order`.
+                let names: Vec<&str> = typed.fields.iter().map(|f| f.name.as_str()).collect();
+                let mut wire: Vec<&str> = Vec::new();
+                for name in schema.property_order.iter().flatten().chain(schema.properties.keys()) {
+                    if schema.properties.contains_key(name) && !wire.contains(&name.as_str()) {
+                        wire.push(name);
+                    }
+                }
+                prop_assert_eq!(names, wire);
+                let by_name = |mut form: RequestedForm| { form.fields.sort_by(|a, b| a.name.cmp(&b.name)); form };
+                prop_assert_eq!(by_name(typed), by_name(json));
+            }
+        }
+
+        /// Values JSON cannot hold (only a typed schema built in code has them) read as JSON
+        /// would carry them: no bound, and a `null` default.
+        #[test]
+        fn non_finite_numbers_read_as_their_json() {
+            let mut number = NumberSchema::new();
+            (number.minimum, number.maximum, number.default) =
+                (Some(f64::NAN), Some(f64::INFINITY), Some(f64::NEG_INFINITY));
+            let schema = ElicitationSchema::new(
+                [("n".to_string(), PrimitiveSchemaDefinition::Number(number))].into(),
+            );
+            let json = RequestedForm::parse(&serde_json::to_value(&schema).unwrap()).unwrap();
+            assert_eq!(typed::form(&schema).unwrap(), json);
+            assert_eq!(RequestedForm::from_schema(&schema).unwrap(), json);
         }
     }
 }
