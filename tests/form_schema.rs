@@ -416,3 +416,80 @@ fn decline_and_cancel_carry_no_content() {
     let cancelled = Elicited::<Confirm>::from_response("q", &request, json!({"action": "cancel"}));
     assert_eq!(cancelled.unwrap(), Elicited::Cancel);
 }
+
+/// Asks for `Everything` and answers with what the form held.
+#[mrtr::tool]
+async fn fill_in() -> Result<String, mrtr::machine::ToolError> {
+    let form = ask!(key = "form", form::<Everything>("Fill in the release.")).accepted()?;
+    Ok(format!("{} in {:?}", form.service, form.env))
+}
+
+/// A derived form's question travels in `requestState` as a registry key, not as its
+/// schema, and comes back from that key exactly as it was asked: re-asked after a missing
+/// answer, checked against the schema, and resumed.
+#[tokio::test]
+async fn a_derived_form_is_stored_as_a_key_and_asked_again_identically() {
+    use mrtr::rmcp::model::InputResponses;
+    use mrtr::testing::{Harness, Reply};
+
+    let harness = Harness::new();
+    let asked = |reply: Result<Reply<_>, _>| match reply {
+        Ok(Reply::InputRequired(result)) => result,
+        other => panic!("expected input_required, got {other:?}"),
+    };
+    let first = asked(harness.request(&fill_in, json!({}), None, None).await);
+    let question = serde_json::to_value(&first.input_requests).unwrap();
+    let schema_json = serde_json::to_string(&Everything::requested_schema()).unwrap();
+    let state = first.request_state.expect("sealed state");
+    assert!(
+        state.len() < schema_json.len() / 4,
+        "a {}-byte state for a {}-byte schema",
+        state.len(),
+        schema_json.len()
+    );
+
+    // No answer: the same question again, rebuilt from the key.
+    let again = asked(
+        harness
+            .request(&fill_in, json!({}), Some(state.clone()), None)
+            .await,
+    );
+    assert_eq!(
+        serde_json::to_value(&again.input_requests).unwrap(),
+        question
+    );
+
+    // An answer outside the schema is checked against the rebuilt schema: asked again.
+    let mut wrong = valid_everything();
+    wrong["retries"] = json!(-1);
+    let responses: InputResponses = [(
+        "form".to_string(),
+        json!({"action": "accept", "content": wrong}),
+    )]
+    .into();
+    let again = asked(
+        harness
+            .request(&fill_in, json!({}), Some(state.clone()), Some(responses))
+            .await,
+    );
+    assert_eq!(
+        serde_json::to_value(&again.input_requests).unwrap(),
+        question
+    );
+
+    let responses: InputResponses = [(
+        "form".to_string(),
+        json!({"action": "accept", "content": valid_everything()}),
+    )]
+    .into();
+    match harness
+        .request(&fill_in, json!({}), Some(state), Some(responses))
+        .await
+    {
+        Ok(Reply::Complete(result)) => {
+            let text = serde_json::to_value(&result).unwrap()["content"][0]["text"].clone();
+            assert_eq!(text, "api in Prod");
+        }
+        other => panic!("expected the tool to finish, got {other:?}"),
+    }
+}

@@ -10,6 +10,8 @@ pub use loops::*;
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
 
+pub use crate::form::registry::{FormEntry, RegisteredForm};
+pub use inventory;
 pub use rmcp;
 pub use schemars;
 pub use serde;

@@ -2,6 +2,7 @@
 //! and [`RequestedForm`], the one validator for answers against a `requestedSchema`.
 
 mod check;
+pub(crate) mod registry;
 
 pub use check::{Field, FieldKind, InvalidAnswer, RequestedForm, UnsupportedSchema};
 
@@ -29,6 +30,13 @@ use serde::de::DeserializeOwned;
 pub trait Form: DeserializeOwned {
     /// The restricted JSON Schema sent as `requestedSchema`.
     fn requested_schema() -> ElicitationSchema;
+
+    /// Where `#[derive(Form)]` registered the schema (not a public API). A form without one
+    /// travels in `requestState` as its JSON; a registered one as an 8-byte key.
+    #[doc(hidden)]
+    fn __registered() -> Option<&'static registry::RegisteredForm> {
+        None
+    }
 }
 
 /// A fieldless enum offered as a single choice (`T`) or a multi-select (`Vec<T>`) inside a

@@ -6,17 +6,40 @@ use syn::spanned::Spanned;
 
 use super::model::{ALLOWED_TYPES, FormModel, Format, Kind, Property};
 
-/// The `impl ::mrtr::form::Form` for a form. With errors, the impl is still emitted (with a body
-/// that is never run, since compilation fails) so that uses of the form raise no follow-on errors.
+/// The `impl ::mrtr::form::Form` for a form, which also registers the schema so a pending
+/// question travels in `requestState` as a key instead of its JSON. With errors, the impl is
+/// still emitted (with a body that is never run, since compilation fails) so that uses of the
+/// form raise no follow-on errors.
 pub(crate) fn expand_form(model: &FormModel, errors: Option<syn::Error>) -> TokenStream {
     let ident = &model.ident;
-    let body = match &errors {
-        Some(_) => quote!(::core::unreachable!("this form failed to compile")),
-        None => schema_body(model),
+    let Some(errors) = errors else {
+        let body = schema_body(model);
+        return quote! {
+            const _: () = {
+                static REGISTERED: ::mrtr::__private::RegisteredForm =
+                    ::mrtr::__private::RegisteredForm::new(
+                        <#ident as ::mrtr::form::Form>::requested_schema,
+                    );
+                ::mrtr::__private::inventory::submit! {
+                    ::mrtr::__private::FormEntry(&REGISTERED)
+                }
+                #[automatically_derived]
+                impl ::mrtr::form::Form for #ident {
+                    fn requested_schema() -> ::mrtr::__private::ElicitationSchema {
+                        #body
+                    }
+                    fn __registered() -> ::core::option::Option<
+                        &'static ::mrtr::__private::RegisteredForm,
+                    > {
+                        ::core::option::Option::Some(&REGISTERED)
+                    }
+                }
+            };
+        };
     };
-    let errors = errors.map(|e| e.to_compile_error());
+    let errors = errors.to_compile_error();
+    // Generics are among the errors; the stub names the type with them.
     let (impl_generics, ty_generics, _) = model.generics.split_for_impl();
-    // Only reached with an error already reported; the bound keeps rustc from adding another.
     let bound = (!model.generics.params.is_empty())
         .then(|| quote!(where Self: ::mrtr::__private::DeserializeOwned));
     quote! {
@@ -24,7 +47,7 @@ pub(crate) fn expand_form(model: &FormModel, errors: Option<syn::Error>) -> Toke
         #[automatically_derived]
         impl #impl_generics ::mrtr::form::Form for #ident #ty_generics #bound {
             fn requested_schema() -> ::mrtr::__private::ElicitationSchema {
-                #body
+                ::core::unreachable!("this form failed to compile")
             }
         }
     }

@@ -394,6 +394,15 @@ fn expansion_refers_to_runtime_items_by_absolute_paths() {
     );
     assert!(out.contains("& [\"env\"]"), "{out}");
     assert!(!out.contains("compile_error"), "{out}");
+    // The schema is registered, and the impl says where.
+    assert!(
+        out.contains(":: mrtr :: __private :: inventory :: submit !"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fn __registered ()") && out.contains("Some (& REGISTERED)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -407,6 +416,8 @@ fn expansion_with_errors_still_emits_the_impl() {
     assert!(out.contains("compile_error"), "{out}");
     assert!(out.contains(":: mrtr :: form :: Form for Bad"), "{out}");
     assert!(out.contains("unreachable"), "{out}");
+    // Nothing is registered whose schema would panic to build.
+    assert!(!out.contains("inventory"), "{out}");
 }
 
 #[test]

@@ -20,6 +20,7 @@ use rmcp::model::{
 use super::recipe::Recipe;
 use super::{Elicited, InputKind, Roots, Sampled};
 use crate::form::Form;
+use crate::form::registry::RegisteredForm;
 
 /// One input request that resolves to an outcome of type `O`.
 ///
@@ -130,7 +131,25 @@ fn single_field_schema(field: &str, property: PrimitiveSchemaDefinition) -> Elic
 /// assert_eq!(params["requestedSchema"]["properties"]["apply"]["type"], "boolean");
 /// ```
 pub fn form<T: Form>(message: impl Into<String>) -> Input<Elicited<T>> {
-    Input::from_request(elicit_form(message, T::requested_schema()))
+    match T::__registered().filter(|form| form.is_rebuildable()) {
+        Some(form) => {
+            let message = message.into();
+            let request = registered_form(message.clone(), form);
+            Input::with_recipe(
+                request,
+                Recipe::Form {
+                    key: form.key(),
+                    message,
+                },
+            )
+        }
+        None => Input::from_request(elicit_form(message, T::requested_schema())),
+    }
+}
+
+/// The request [`form`] sends for a registered form (its schema is built once per process).
+pub(crate) fn registered_form(message: impl Into<String>, form: &RegisteredForm) -> InputRequest {
+    elicit_form(message, form.schema().clone())
 }
 
 /// A single choice among `options`; the answer is the chosen option.

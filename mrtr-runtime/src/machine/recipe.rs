@@ -43,6 +43,9 @@ pub(crate) enum Recipe {
     Roots,
     /// Not yet known: the request is turned into [`Recipe::Json`] when it is stored.
     Unknown,
+    /// [`input::form`] of a `#[derive(Form)]` type: the schema's registry key (see
+    /// `form/registry.rs`) and the message.
+    Form { key: [u8; 8], message: String },
 }
 
 impl Recipe {
@@ -81,6 +84,12 @@ impl Recipe {
             }
             Recipe::Roots => input::roots().into_request(),
             Recipe::Unknown => return Err("a request without a recipe was stored".into()),
+            Recipe::Form { key, message } => {
+                let form = crate::form::registry::lookup(*key).ok_or_else(|| {
+                    "the form it asks is not one this build knows (its schema changed?)".to_string()
+                })?;
+                input::registered_form(message.as_str(), form)
+            }
         })
     }
 }
@@ -88,6 +97,8 @@ impl Recipe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::form::Form;
+    use crate::form::registry::{FormEntry, RegisteredForm};
     use crate::machine::Input;
 
     fn stored_and_rebuilt<O>(input: Input<O>) -> (Recipe, InputRequest) {
@@ -134,6 +145,69 @@ mod tests {
             postcard::to_allocvec(&stored).unwrap().len(),
             2 + "Question 3?".len()
         );
+    }
+
+    /// A form registered the way `#[derive(Form)]` registers one.
+    #[derive(serde::Deserialize)]
+    struct Apply {
+        #[allow(dead_code)]
+        apply: bool,
+    }
+
+    impl crate::form::Form for Apply {
+        fn requested_schema() -> rmcp::model::ElicitationSchema {
+            serde_json::from_value(serde_json::json!({"type": "object",
+                "properties": {"apply": {"type": "boolean", "title": "Apply?"}}, "required": ["apply"]}))
+            .unwrap()
+        }
+        fn __registered() -> Option<&'static RegisteredForm> {
+            Some(&APPLY)
+        }
+    }
+
+    static APPLY: RegisteredForm =
+        RegisteredForm::new(<Apply as crate::form::Form>::requested_schema);
+    inventory::submit!(FormEntry(&APPLY));
+
+    /// The same form, not registered (as a hand-written `Form` impl is).
+    #[derive(serde::Deserialize)]
+    struct Unregistered {}
+
+    impl crate::form::Form for Unregistered {
+        fn requested_schema() -> rmcp::model::ElicitationSchema {
+            Apply::requested_schema()
+        }
+    }
+
+    #[test]
+    fn a_registered_form_is_stored_as_its_key_and_message() {
+        let (recipe, _) = stored_and_rebuilt(input::form::<Apply>("Apply the plan?"));
+        let Recipe::Form { key, message } = &recipe else {
+            panic!("{recipe:?}")
+        };
+        assert_eq!(message, "Apply the plan?");
+        assert_eq!(
+            postcard::to_allocvec(&recipe).unwrap().len(),
+            1 + key.len() + 1 + message.len()
+        );
+        let (recipe, _) = stored_and_rebuilt(input::form::<Unregistered>("Apply the plan?"));
+        assert!(matches!(recipe, Recipe::Json(_)), "{recipe:?}");
+    }
+
+    #[test]
+    fn a_form_this_build_does_not_know_does_not_rebuild() {
+        let Recipe::Form { key, .. } = input::form::<Apply>("Apply?").recipe().clone() else {
+            panic!("registered")
+        };
+        let mut other = key;
+        other[0] ^= 1;
+        let error = Recipe::Form {
+            key: other,
+            message: "Apply?".into(),
+        }
+        .rebuild()
+        .unwrap_err();
+        assert!(error.contains("not one this build knows"), "{error}");
     }
 
     #[test]
