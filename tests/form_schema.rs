@@ -493,3 +493,68 @@ async fn a_derived_form_is_stored_as_a_key_and_asked_again_identically() {
         other => panic!("expected the tool to finish, got {other:?}"),
     }
 }
+
+/// A state whose pending form this build does not have (the form's schema changed between
+/// deploys: another key) is stale, like one sealed by other code: the flow restarts, or is
+/// refused under `StaleStatePolicy::Reject` — never resumed with a question nobody asked.
+#[tokio::test]
+async fn a_pending_form_this_build_does_not_know_is_a_stale_state() {
+    use mrtr::machine::Machine;
+    use mrtr::server::StaleStatePolicy;
+    use mrtr::testing::{Harness, Reply};
+    use mrtr::token::{Clock, KeyId, KeyRing, REJECTED_STATE_MESSAGE, SecretKey};
+    use mrtr_runtime::fuzz_api::{BindingSpec, FuzzSealer, split_payload};
+
+    let keys = KeyRing::new(KeyId(1), SecretKey::from_bytes([0x45; 32]));
+    let harness = Harness::with_keys(keys.clone());
+    let Ok(Reply::InputRequired(asked)) = harness.request(&fill_in, json!({}), None, None).await
+    else {
+        panic!("the tool asks first");
+    };
+    let sealer = FuzzSealer::new(keys.clone(), harness.clock().now_unix_seconds());
+    let binding = BindingSpec::for_harness(fill_in.descriptor(), Default::default());
+    let opened = sealer
+        .open(asked.request_state.as_deref().unwrap(), &binding)
+        .expect("the harness's own token");
+    let (recipes, state) = split_payload(&opened.payload).expect("a server payload");
+    // `[1 request]["form"][variant Form][8-byte key][message]`: change the key's first byte.
+    let mut recipes = recipes.to_vec();
+    let form_key_at = 1 + 1 + "form".len() + 1;
+    recipes[form_key_at] ^= 0x01;
+    let payload = [recipes.as_slice(), state].concat();
+    let other_build = sealer
+        .seal_payload(&binding, opened.fingerprint, opened.round, payload, [7; 24])
+        .expect("seals");
+
+    let answer = || -> mrtr::rmcp::model::InputResponses {
+        [(
+            "form".to_string(),
+            json!({"action": "accept", "content": valid_everything()}),
+        )]
+        .into()
+    };
+    // Restart (the default): the flow begins again with the question this build asks.
+    match harness
+        .request(
+            &fill_in,
+            json!({}),
+            Some(other_build.clone()),
+            Some(answer()),
+        )
+        .await
+    {
+        Ok(Reply::InputRequired(again)) => assert_eq!(
+            serde_json::to_value(&again.input_requests).unwrap(),
+            serde_json::to_value(&asked.input_requests).unwrap()
+        ),
+        other => panic!("expected the flow to restart, got {other:?}"),
+    }
+    let strict = Harness::with_keys(keys).stale_state(StaleStatePolicy::Reject);
+    let refused = strict
+        .request_explained(&fill_in, json!({}), Some(other_build), Some(answer()))
+        .await
+        .expect_err("refused under Reject");
+    assert_eq!(refused.error.code.0, -32602);
+    assert_eq!(refused.error.message, REJECTED_STATE_MESSAGE);
+    assert_eq!(refused.rejection, Some("unknown_form"));
+}

@@ -319,5 +319,7 @@ pub fn split_payload(payload: &[u8]) -> Option<(&[u8], &[u8])> {
 /// assert!(pending_requests(&[1]).is_err());
 /// ```
 pub fn pending_requests(payload: &[u8]) -> Result<Vec<(String, InputRequest)>, String> {
-    crate::server::engine::decode_payload(payload).map(|(requests, _, _)| requests)
+    crate::server::engine::decode_payload(payload)
+        .map(|(requests, _, _)| requests)
+        .map_err(|e| e.to_string())
 }

@@ -938,7 +938,7 @@ impl Progress<rmcp::model::CallToolResult> {
 /// A request the server refused: the JSON-RPC error the client gets, and — for a refused
 /// `requestState` — the exact reason the server logged (the `rejection` field of the
 /// `mrtr.round` span: `unauthentic`, `expired`, `unknown_key`, `wrong_prefix`,
-/// `malformed`, `too_large`, `issued_in_future`, `fingerprint_mismatch`,
+/// `malformed`, `too_large`, `issued_in_future`, `fingerprint_mismatch`, `unknown_form`,
 /// `undecodable_envelope`, `unsupported_version`, `undecodable_pending_request`,
 /// `undecodable_state`, `pending_requests_do_not_match_state`).
 ///

@@ -46,7 +46,7 @@ pub use input::Input;
 pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use kind::InputKind;
 pub use outcome::{Elicited, NotAccepted, Outcome, Roots, Sampled, WorkspaceRoot};
-pub(crate) use recipe::Recipe;
+pub(crate) use recipe::{RebuildError, Recipe};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
 pub use state_codec::{DecodeError, decode_state};
 

@@ -48,6 +48,17 @@ pub(crate) enum Recipe {
     Form { key: [u8; 8], message: String },
 }
 
+/// Why a stored recipe does not give back its request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum RebuildError {
+    /// A form whose schema this build does not have (the form changed since it was asked).
+    #[error("the form it asks is not one this build knows (its schema changed?)")]
+    UnknownForm,
+    /// Not a request (only a forged token holds one).
+    #[error("{0}")]
+    Invalid(String),
+}
+
 impl Recipe {
     /// What to store for `request`, made by the builder this recipe names.
     pub(crate) fn stored(&self, request: &InputRequest) -> Result<Recipe, serde_json::Error> {
@@ -58,9 +69,11 @@ impl Recipe {
     }
 
     /// The request this recipe stands for.
-    pub(crate) fn rebuild(&self) -> Result<InputRequest, String> {
+    pub(crate) fn rebuild(&self) -> Result<InputRequest, RebuildError> {
         Ok(match self {
-            Recipe::Json(text) => serde_json::from_str(text).map_err(|e| e.to_string())?,
+            Recipe::Json(text) => {
+                serde_json::from_str(text).map_err(|e| RebuildError::Invalid(e.to_string()))?
+            }
             Recipe::Text(message) => input::text(message.as_str()).into_request(),
             Recipe::Confirm(message) => input::confirm(message.as_str()).into_request(),
             Recipe::Choice(message, options) => {
@@ -83,11 +96,13 @@ impl Recipe {
                 prompt.into_request()
             }
             Recipe::Roots => input::roots().into_request(),
-            Recipe::Unknown => return Err("a request without a recipe was stored".into()),
+            Recipe::Unknown => {
+                return Err(RebuildError::Invalid(
+                    "a request without a recipe was stored".into(),
+                ));
+            }
             Recipe::Form { key, message } => {
-                let form = crate::form::registry::lookup(*key).ok_or_else(|| {
-                    "the form it asks is not one this build knows (its schema changed?)".to_string()
-                })?;
+                let form = crate::form::registry::lookup(*key).ok_or(RebuildError::UnknownForm)?;
                 input::registered_form(message.as_str(), form)
             }
         })
@@ -207,7 +222,7 @@ mod tests {
         }
         .rebuild()
         .unwrap_err();
-        assert!(error.contains("not one this build knows"), "{error}");
+        assert_eq!(error, RebuildError::UnknownForm);
     }
 
     #[test]

@@ -13,15 +13,16 @@ use tracing::Instrument;
 
 use crate::error::ErrorChain;
 use crate::machine::{
-    AnswerProblem, Answers, AppStates, InputKind, Machine, Recipe, RequestCx, Resume, Run, Step,
-    StepError, Suspend,
+    AnswerProblem, Answers, AppStates, InputKind, Machine, RebuildError, Recipe, RequestCx, Resume,
+    Run, Step, StepError, Suspend,
 };
 use crate::token::{Binding, SealInput, StateSealer};
 
 use super::errors;
 
 /// What to do with a state sealed by another version of the machine (its fingerprint
-/// differs): it is authentic, just stale.
+/// differs, or it asks a `#[derive(Form)]` form whose schema has changed): it is authentic,
+/// just stale.
 ///
 /// ```
 /// use mrtr_runtime::server::StaleStatePolicy;
@@ -169,39 +170,48 @@ impl Engine {
                     return Err(errors::rejected_state());
                 }
             };
-            if let Err(stale) = envelope.check_fingerprint(descriptor.fingerprint) {
-                reject(stale.reason());
-                match self.stale_state {
-                    StaleStatePolicy::Reject => {
-                        span.record("outcome", "rejected");
-                        tracing::warn!(%stale, "requestState sealed by another version of this machine");
-                        return Err(errors::rejected_state());
-                    }
-                    StaleStatePolicy::Restart => {
-                        tracing::info!(
-                            "requestState sealed by another version; restarting the flow"
-                        );
-                        // Answers belong to the old flow's questions.
-                        responses.clear();
-                    }
-                }
-            } else {
-                let (requests, recipes, state) =
-                    decode_payload(&envelope.payload).map_err(|reason| {
+            // Authentic but from another version of the tool: its code changed (another
+            // fingerprint), or a form it asked is not one this build has (its schema changed).
+            let decoded = match envelope.check_fingerprint(descriptor.fingerprint) {
+                Err(stale) => Err((stale.reason(), stale.to_string())),
+                Ok(()) => match decode_payload(&envelope.payload) {
+                    Ok(decoded) => Ok(decoded),
+                    Err(PayloadError::UnknownForm(detail)) => Err(("unknown_form", detail)),
+                    Err(PayloadError::Undecodable(reason)) => {
                         reject("undecodable_pending_request");
                         tracing::warn!(%reason, "requestState rejected");
-                        errors::rejected_state()
-                    })?;
-                completed_rounds = envelope.round;
-                let answers = Answers::new(requests, std::mem::take(&mut responses));
-                resume = Some(Resume::new(state.clone(), answers));
-                origin = Origin::Token(Pending {
-                    requests: None,
-                    recipes,
-                    state,
-                    round: envelope.round,
-                    not_after: u64::from(envelope.expires_at),
-                });
+                        return Err(errors::rejected_state());
+                    }
+                },
+            };
+            match decoded {
+                Ok((requests, recipes, state)) => {
+                    completed_rounds = envelope.round;
+                    let answers = Answers::new(requests, std::mem::take(&mut responses));
+                    resume = Some(Resume::new(state.clone(), answers));
+                    origin = Origin::Token(Pending {
+                        requests: None,
+                        recipes,
+                        state,
+                        round: envelope.round,
+                        not_after: u64::from(envelope.expires_at),
+                    });
+                }
+                Err((reason, stale)) => {
+                    reject(reason);
+                    match self.stale_state {
+                        StaleStatePolicy::Reject => {
+                            span.record("outcome", "rejected");
+                            tracing::warn!(%stale, "requestState sealed by another version of this machine");
+                            return Err(errors::rejected_state());
+                        }
+                        StaleStatePolicy::Restart => {
+                            tracing::info!(%stale, "requestState sealed by another version; restarting the flow");
+                            // Answers belong to the old flow's questions.
+                            responses.clear();
+                        }
+                    }
+                }
             }
         }
 
@@ -319,7 +329,9 @@ impl Engine {
         let span = tracing::Span::current();
         let requests = match pending.requests {
             Some(requests) => requests,
-            None => rebuild_requests(&pending.recipes).map_err(|e| errors::internal(&e))?,
+            None => {
+                rebuild_requests(&pending.recipes).map_err(|e| errors::internal(&e.to_string()))?
+            }
         };
         let mut undeclared: Vec<InputKind> = requests
             .iter()
@@ -396,20 +408,39 @@ pub(crate) fn encode_payload(
 /// The pending requests (rebuilt from their recipes), the keyed recipes, and the state.
 type Decoded = (Vec<(String, InputRequest)>, Vec<(String, Recipe)>, Vec<u8>);
 
-pub(crate) fn decode_payload(payload: &[u8]) -> Result<Decoded, String> {
-    let (recipes, state) = postcard::take_from_bytes::<Vec<(String, Recipe)>>(payload)
-        .map_err(|e| format!("sealed input requests do not decode: {e}"))?;
+/// Why a sealed payload does not give back its pending requests.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PayloadError {
+    /// It does not decode, or a request does not rebuild: only a forged token does that.
+    #[error("{0}")]
+    Undecodable(String),
+    /// It asks a form this build does not have: sealed by another version of the code.
+    #[error("{0}")]
+    UnknownForm(String),
+}
+
+pub(crate) fn decode_payload(payload: &[u8]) -> Result<Decoded, PayloadError> {
+    let (recipes, state) =
+        postcard::take_from_bytes::<Vec<(String, Recipe)>>(payload).map_err(|e| {
+            PayloadError::Undecodable(format!("sealed input requests do not decode: {e}"))
+        })?;
     let requests = rebuild_requests(&recipes)?;
     Ok((requests, recipes, state.to_vec()))
 }
 
-fn rebuild_requests(recipes: &[(String, Recipe)]) -> Result<Vec<(String, InputRequest)>, String> {
+fn rebuild_requests(
+    recipes: &[(String, Recipe)],
+) -> Result<Vec<(String, InputRequest)>, PayloadError> {
     recipes
         .iter()
         .map(|(key, recipe)| {
-            let request = recipe
-                .rebuild()
-                .map_err(|e| format!("sealed input request `{key}` does not rebuild: {e}"))?;
+            let request = recipe.rebuild().map_err(|e| {
+                let detail = format!("sealed input request `{key}` does not rebuild: {e}");
+                match e {
+                    RebuildError::UnknownForm => PayloadError::UnknownForm(detail),
+                    RebuildError::Invalid(_) => PayloadError::Undecodable(detail),
+                }
+            })?;
             Ok((key.clone(), request))
         })
         .collect()
