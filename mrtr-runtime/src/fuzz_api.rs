@@ -275,7 +275,9 @@ pub fn encode_payload(
     let recipes = requests
         .iter()
         .map(|(key, request)| {
-            let recipe = Recipe::Unknown.stored(request).map_err(|e| e.to_string())?;
+            let recipe = Recipe::Unknown
+                .stored(request, &[])
+                .map_err(|e| e.to_string())?;
             Ok((key.clone(), recipe))
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -319,7 +321,7 @@ pub fn split_payload(payload: &[u8]) -> Option<(&[u8], &[u8])> {
 /// assert!(pending_requests(&[1]).is_err());
 /// ```
 pub fn pending_requests(payload: &[u8]) -> Result<Vec<(String, InputRequest)>, String> {
-    crate::server::engine::decode_payload(payload)
+    crate::server::engine::decode_payload(payload, &[])
         .map(|(requests, _, _)| requests)
         .map_err(|e| e.to_string())
 }

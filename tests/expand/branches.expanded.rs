@@ -27,25 +27,38 @@ const _: () = {
                 ::mrtr::__private::MachineDescriptor,
             > = ::std::sync::OnceLock::new();
             DESCRIPTOR
-                .get_or_init(|| ::mrtr::__private::MachineDescriptor::prompt(
-                    ::mrtr::__private::rmcp::model::Prompt::new(
-                        "pick",
-                        ::core::option::Option::Some(
-                            "Branches on an answer, with shadowing.",
-                        ),
-                        ::core::option::Option::Some(
-                            ::std::vec![
-                                { let mut argument =
-                                ::mrtr::__private::rmcp::model::PromptArgument::new("topic");
-                                argument.description = ::core::option::Option::None;
-                                argument.required = ::core::option::Option::Some(true);
-                                argument }
+                .get_or_init(|| {
+                    ::mrtr::__private::MachineDescriptor::prompt(
+                            ::mrtr::__private::rmcp::model::Prompt::new(
+                                "pick",
+                                ::core::option::Option::Some(
+                                    "Branches on an answer, with shadowing.",
+                                ),
+                                ::core::option::Option::Some(
+                                    ::std::vec![
+                                        { let mut argument =
+                                        ::mrtr::__private::rmcp::model::PromptArgument::new("topic");
+                                        argument.description = ::core::option::Option::None;
+                                        argument.required = ::core::option::Option::Some(true);
+                                        argument }
+                                    ],
+                                ),
+                            ),
+                            [::mrtr::__private::InputKind::FormElicitation],
+                            11192638857499269601u64,
+                        )
+                        .with_literals(
+                            &[
+                                "Detail?",
+                                "Which?",
+                                "a",
+                                "b",
+                                "detail",
+                                "none",
+                                "{topic}: {choice}",
                             ],
-                        ),
-                    ),
-                    [::mrtr::__private::InputKind::FormElicitation],
-                    11192638857499269601u64,
-                ))
+                        )
+                })
         }
         fn describe(
             &self,

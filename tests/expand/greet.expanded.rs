@@ -27,21 +27,24 @@ const _: () = {
                 ::mrtr::__private::MachineDescriptor,
             > = ::std::sync::OnceLock::new();
             DESCRIPTOR
-                .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
-                    ::mrtr::__private::with_output_schema(
-                        ::mrtr::__private::rmcp::model::Tool::new(
-                            "greet",
-                            "Greets someone by name.",
-                            ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
-                        ),
-                        <Result<
-                            String,
-                            ToolError,
-                        > as ::mrtr::__private::IntoToolResult>::output_schema(),
-                    ),
-                    [::mrtr::__private::InputKind::FormElicitation],
-                    7120620927298835057u64,
-                ))
+                .get_or_init(|| {
+                    ::mrtr::__private::MachineDescriptor::tool(
+                            ::mrtr::__private::with_output_schema(
+                                ::mrtr::__private::rmcp::model::Tool::new(
+                                    "greet",
+                                    "Greets someone by name.",
+                                    ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
+                                ),
+                                <Result<
+                                    String,
+                                    ToolError,
+                                > as ::mrtr::__private::IntoToolResult>::output_schema(),
+                            ),
+                            [::mrtr::__private::InputKind::FormElicitation],
+                            7120620927298835057u64,
+                        )
+                        .with_literals(&["Your name?", "{greeting}, {name}!"])
+                })
         }
         fn describe(
             &self,

@@ -27,22 +27,27 @@ const _: () = {
                 ::mrtr::__private::MachineDescriptor,
             > = ::std::sync::OnceLock::new();
             DESCRIPTOR
-                .get_or_init(|| ::mrtr::__private::MachineDescriptor::tool(
-                    ::mrtr::__private::with_output_schema(
-                        ::mrtr::__private::rmcp::model::Tool::new(
-                            "collect",
-                            "Collects answers in a loop, then asks two things in one round.",
-                            ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
-                        ),
-                        <String as ::mrtr::__private::IntoToolResult>::output_schema(),
-                    ),
-                    [
-                        ::mrtr::__private::InputKind::FormElicitation,
-                        ::mrtr::__private::InputKind::Sampling,
-                        ::mrtr::__private::InputKind::Roots,
-                    ],
-                    17082248904457584344u64,
-                ))
+                .get_or_init(|| {
+                    ::mrtr::__private::MachineDescriptor::tool(
+                            ::mrtr::__private::with_output_schema(
+                                ::mrtr::__private::rmcp::model::Tool::new(
+                                    "collect",
+                                    "Collects answers in a loop, then asks two things in one round.",
+                                    ::mrtr::__private::arguments_schema::<__MrtrArgs>(),
+                                ),
+                                <String as ::mrtr::__private::IntoToolResult>::output_schema(),
+                            ),
+                            [
+                                ::mrtr::__private::InputKind::FormElicitation,
+                                ::mrtr::__private::InputKind::Sampling,
+                                ::mrtr::__private::InputKind::Roots,
+                            ],
+                            17082248904457584344u64,
+                        )
+                        .with_literals(
+                            &[",", "Answer {i}?", "Summarize", "stop", "{} {} {}"],
+                        )
+                })
         }
         fn describe(
             &self,

@@ -45,6 +45,9 @@ const _: () = {
                         .with_states([
                             ::mrtr::__private::StateRequirement::of::<Audit>(),
                         ])
+                        .with_literals(
+                            &[",", "Keep {name} ({i}, {mode})?", "lenient", "strict"],
+                        )
                 })
         }
         fn describe(

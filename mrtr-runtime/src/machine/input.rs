@@ -17,7 +17,7 @@ use rmcp::model::{
     SamplingMessageContentBlock, StringSchema, Tool,
 };
 
-use super::recipe::Recipe;
+use super::recipe::{Recipe, Wording};
 use super::{Elicited, InputKind, Roots, Sampled};
 use crate::form::Form;
 use crate::form::registry::RegisteredForm;
@@ -139,12 +139,16 @@ pub fn form<T: Form>(message: impl Into<String>) -> Input<Elicited<T>> {
                 request,
                 Recipe::Form {
                     key: form.key(),
-                    message,
+                    message: Wording::new(message),
                 },
             )
         }
         None => Input::from_request(elicit_form(message, T::requested_schema())),
     }
+}
+
+fn wordings(strings: Vec<String>) -> Vec<Wording> {
+    strings.into_iter().map(Wording::new).collect()
 }
 
 /// The request [`form`] sends for a registered form (its schema is built once per process).
@@ -182,7 +186,10 @@ where
         PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options.clone()).build()),
     );
     let request = elicit_form(message.clone(), schema);
-    Input::with_recipe(request, Recipe::Choice(message, options))
+    Input::with_recipe(
+        request,
+        Recipe::Choice(Wording::new(message), wordings(options)),
+    )
 }
 
 /// Any number of choices among `options`; the answer is the chosen options.
@@ -208,7 +215,10 @@ where
         PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options.clone()).multiselect().build()),
     );
     let request = elicit_form(message.clone(), schema);
-    Input::with_recipe(request, Recipe::MultiChoice(message, options))
+    Input::with_recipe(
+        request,
+        Recipe::MultiChoice(Wording::new(message), wordings(options)),
+    )
 }
 
 /// A single line of text.
@@ -227,7 +237,7 @@ pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
         PrimitiveSchemaDefinition::String(StringSchema::new()),
     );
     let request = elicit_form(message.clone(), schema);
-    Input::with_recipe(request, Recipe::Text(message))
+    Input::with_recipe(request, Recipe::Text(Wording::new(message)))
 }
 
 /// A yes/no question; the answer is the boolean.
@@ -246,7 +256,7 @@ pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
         PrimitiveSchemaDefinition::Boolean(BooleanSchema::new()),
     );
     let request = elicit_form(message.clone(), schema);
-    Input::with_recipe(request, Recipe::Confirm(message))
+    Input::with_recipe(request, Recipe::Confirm(Wording::new(message)))
 }
 
 /// A URL-mode elicitation: the user is sent to `url` out of band. `Accept` means only that
@@ -271,7 +281,10 @@ pub fn url(message: impl Into<String>, url: impl Into<String>) -> Input<Elicited
             elicitation_id: String::new(),
         },
     ));
-    Input::with_recipe(request, Recipe::Url(message, url))
+    Input::with_recipe(
+        request,
+        Recipe::Url(Wording::new(message), Wording::new(url)),
+    )
 }
 
 /// A sampling request with one user message; refine it with the methods on
@@ -290,7 +303,7 @@ pub fn prompt(text: impl Into<String>) -> Input<Sampled> {
     let message = SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(text.clone()));
     let mut prompt = sampling(CreateMessageRequestParams::new(vec![message], 512));
     prompt.recipe = Recipe::Prompt {
-        text,
+        text: Wording::new(text),
         system: None,
         max_tokens: 512,
     };
@@ -348,7 +361,7 @@ impl Input<Sampled> {
     pub fn system(mut self, system_prompt: impl Into<String>) -> Self {
         let system_prompt = system_prompt.into();
         if let Recipe::Prompt { system, .. } = &mut self.recipe {
-            *system = Some(system_prompt.clone());
+            *system = Some(Wording::new(system_prompt.clone()));
         }
         if let Some(params) = self.params_mut() {
             params.system_prompt = Some(system_prompt);

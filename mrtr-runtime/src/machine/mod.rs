@@ -256,6 +256,9 @@ pub struct MachineDescriptor {
     /// The application states the machine takes (`State<T>` parameters): `build()`
     /// fails when one is not registered.
     pub states: Vec<StateRequirement>,
+    /// The string literals of the machine's body, sorted (see
+    /// [`with_literals`](Self::with_literals)).
+    pub literals: &'static [&'static str],
 }
 
 impl MachineDescriptor {
@@ -320,7 +323,30 @@ impl MachineDescriptor {
             input_kinds,
             fingerprint,
             states: Vec::new(),
+            literals: &[],
         }
+    }
+
+    /// Declares the string literals of the machine's body, sorted and without duplicates (as
+    /// `#[mrtr::tool]` finds them). A pending question whose message, option or URL is one
+    /// of them is sealed as the literal's index instead of the string, so a fixed question
+    /// costs two bytes of `requestState` however long it is. They are part of the state's
+    /// layout: change the fingerprint when they change.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::MachineDescriptor;
+    /// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", schema), [], 1)
+    ///     .with_literals(&["Proceed?", "prod", "staging"]);
+    /// assert_eq!(d.literals.len(), 3);
+    /// ```
+    pub fn with_literals(mut self, literals: &'static [&'static str]) -> Self {
+        debug_assert!(
+            literals.windows(2).all(|pair| pair[0] < pair[1]),
+            "literals must be sorted and unique"
+        );
+        self.literals = literals;
+        self
     }
 
     /// Declares the application states the machine takes.

@@ -23,20 +23,20 @@ pub(crate) enum Recipe {
     /// Not made by a builder below (or changed afterwards): the request's JSON text.
     Json(String),
     /// [`input::text`].
-    Text(String),
+    Text(Wording),
     /// [`input::confirm`].
-    Confirm(String),
+    Confirm(Wording),
     /// [`input::choice`].
-    Choice(String, Vec<String>),
+    Choice(Wording, Vec<Wording>),
     /// [`input::multi_choice`].
-    MultiChoice(String, Vec<String>),
+    MultiChoice(Wording, Vec<Wording>),
     /// [`input::url`].
-    Url(String, String),
+    Url(Wording, Wording),
     /// [`input::prompt`], optionally with [`system`](super::Input::system) and
     /// [`max_tokens`](super::Input::max_tokens).
     Prompt {
-        text: String,
-        system: Option<String>,
+        text: Wording,
+        system: Option<Wording>,
         max_tokens: u32,
     },
     /// [`input::roots`].
@@ -45,7 +45,49 @@ pub(crate) enum Recipe {
     Unknown,
     /// [`input::form`] of a `#[derive(Form)]` type: the schema's registry key (see
     /// `form/registry.rs`) and the message.
-    Form { key: [u8; 8], message: String },
+    Form { key: [u8; 8], message: Wording },
+}
+
+/// A string a builder was given (a message, an option, a URL): inline, or — when it is one
+/// of the string literals of the machine's body, as fixed questions are — that literal's
+/// index in [`MachineDescriptor::literals`](super::MachineDescriptor::literals), so a
+/// fixed question costs two bytes of state however long it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Wording {
+    /// The string itself.
+    Inline(String),
+    /// The index of a literal of the machine's body.
+    Literal(u32),
+}
+
+impl Wording {
+    /// As the builder was given it.
+    pub(crate) fn new(text: impl Into<String>) -> Self {
+        Wording::Inline(text.into())
+    }
+
+    /// Refers to `literals` (sorted) when it is one of them.
+    fn stored(&mut self, literals: &[&str]) {
+        if let Wording::Inline(text) = self
+            && let Ok(index) = literals.binary_search(&text.as_str())
+            && let Ok(index) = u32::try_from(index)
+        {
+            *self = Wording::Literal(index);
+        }
+    }
+
+    fn resolve<'a>(&'a self, literals: &'a [&'static str]) -> Result<&'a str, RebuildError> {
+        match self {
+            Wording::Inline(text) => Ok(text),
+            Wording::Literal(index) => usize::try_from(*index)
+                .ok()
+                .and_then(|index| literals.get(index))
+                .copied()
+                .ok_or_else(|| {
+                    RebuildError::Invalid(format!("no string literal #{index} in this machine"))
+                }),
+        }
+    }
 }
 
 /// Why a stored recipe does not give back its request.
@@ -60,38 +102,63 @@ pub(crate) enum RebuildError {
 }
 
 impl Recipe {
-    /// What to store for `request`, made by the builder this recipe names.
-    pub(crate) fn stored(&self, request: &InputRequest) -> Result<Recipe, serde_json::Error> {
+    /// What to store for `request`, made by the builder this recipe names, in a machine
+    /// whose body has the string `literals` (sorted).
+    pub(crate) fn stored(
+        &self,
+        request: &InputRequest,
+        literals: &[&str],
+    ) -> Result<Recipe, serde_json::Error> {
+        let mut stored = match self {
+            Recipe::Unknown => return serde_json::to_string(request).map(Recipe::Json),
+            known => known.clone(),
+        };
+        for wording in stored.wordings_mut() {
+            wording.stored(literals);
+        }
+        Ok(stored)
+    }
+
+    fn wordings_mut(&mut self) -> Vec<&mut Wording> {
         match self {
-            Recipe::Unknown => serde_json::to_string(request).map(Recipe::Json),
-            known => Ok(known.clone()),
+            Recipe::Text(message) | Recipe::Confirm(message) | Recipe::Form { message, .. } => {
+                vec![message]
+            }
+            Recipe::Choice(message, options) | Recipe::MultiChoice(message, options) => {
+                std::iter::once(message).chain(options).collect()
+            }
+            Recipe::Url(message, url) => vec![message, url],
+            Recipe::Prompt { text, system, .. } => std::iter::once(text).chain(system).collect(),
+            Recipe::Json(_) | Recipe::Roots | Recipe::Unknown => Vec::new(),
         }
     }
 
-    /// The request this recipe stands for.
-    pub(crate) fn rebuild(&self) -> Result<InputRequest, RebuildError> {
+    /// The request this recipe stands for, in a machine whose body has the string
+    /// `literals`.
+    pub(crate) fn rebuild(&self, literals: &[&'static str]) -> Result<InputRequest, RebuildError> {
+        let text = |wording: &'_ Wording| wording.resolve(literals).map(str::to_owned);
+        let all = |wordings: &[Wording]| wordings.iter().map(text).collect::<Result<Vec<_>, _>>();
         Ok(match self {
-            Recipe::Json(text) => {
-                serde_json::from_str(text).map_err(|e| RebuildError::Invalid(e.to_string()))?
+            Recipe::Json(json) => {
+                serde_json::from_str(json).map_err(|e| RebuildError::Invalid(e.to_string()))?
             }
-            Recipe::Text(message) => input::text(message.as_str()).into_request(),
-            Recipe::Confirm(message) => input::confirm(message.as_str()).into_request(),
+            Recipe::Text(message) => input::text(text(message)?).into_request(),
+            Recipe::Confirm(message) => input::confirm(text(message)?).into_request(),
             Recipe::Choice(message, options) => {
-                input::choice(message.as_str(), options.iter().map(String::as_str)).into_request()
+                input::choice(text(message)?, all(options)?).into_request()
             }
             Recipe::MultiChoice(message, options) => {
-                input::multi_choice(message.as_str(), options.iter().map(String::as_str))
-                    .into_request()
+                input::multi_choice(text(message)?, all(options)?).into_request()
             }
-            Recipe::Url(message, url) => input::url(message.as_str(), url.as_str()).into_request(),
+            Recipe::Url(message, url) => input::url(text(message)?, text(url)?).into_request(),
             Recipe::Prompt {
-                text,
+                text: prompt_text,
                 system,
                 max_tokens,
             } => {
-                let mut prompt = input::prompt(text.as_str()).max_tokens(*max_tokens);
+                let mut prompt = input::prompt(text(prompt_text)?).max_tokens(*max_tokens);
                 if let Some(system) = system {
-                    prompt = prompt.system(system.as_str());
+                    prompt = prompt.system(text(system)?);
                 }
                 prompt.into_request()
             }
@@ -103,7 +170,7 @@ impl Recipe {
             }
             Recipe::Form { key, message } => {
                 let form = crate::form::registry::lookup(*key).ok_or(RebuildError::UnknownForm)?;
-                input::registered_form(message.as_str(), form)
+                input::registered_form(text(message)?, form)
             }
         })
     }
@@ -112,16 +179,25 @@ impl Recipe {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::form::Form;
     use crate::form::registry::{FormEntry, RegisteredForm};
     use crate::machine::Input;
 
+    /// The string literals of a machine that asks the questions below.
+    const LITERALS: &[&str] = &["Be brief", "Sign in", "Where?", "prod", "staging"];
+
     fn stored_and_rebuilt<O>(input: Input<O>) -> (Recipe, InputRequest) {
-        let recipe = input.recipe().stored(input.request()).unwrap();
+        stored_and_rebuilt_with(input, &[])
+    }
+
+    fn stored_and_rebuilt_with<O>(
+        input: Input<O>,
+        literals: &'static [&'static str],
+    ) -> (Recipe, InputRequest) {
+        let recipe = input.recipe().stored(input.request(), literals).unwrap();
         let bytes = postcard::to_allocvec(&recipe).unwrap();
         let decoded: Recipe = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(decoded, recipe);
-        let rebuilt = decoded.rebuild().unwrap();
+        let rebuilt = decoded.rebuild(literals).unwrap();
         assert_eq!(
             serde_json::to_value(&rebuilt).unwrap(),
             serde_json::to_value(input.request()).unwrap()
@@ -131,16 +207,60 @@ mod tests {
 
     #[test]
     fn every_builder_rebuilds_the_request_it_sent() {
-        let (recipe, _) = stored_and_rebuilt(input::text("Name?"));
-        assert_eq!(recipe, Recipe::Text("Name?".into()));
-        stored_and_rebuilt(input::confirm("Sure?"));
-        stored_and_rebuilt(input::choice("Where?", ["staging", "prod"]));
-        stored_and_rebuilt(input::multi_choice("Which?", ["a", "b", "c"]));
-        stored_and_rebuilt(input::url("Sign in", "https://example.com/auth"));
-        stored_and_rebuilt(input::prompt("Summarise"));
-        stored_and_rebuilt(input::prompt("Summarise").max_tokens(64).system("Be brief"));
-        stored_and_rebuilt(input::prompt("Summarise").system("Be brief").max_tokens(64));
-        stored_and_rebuilt(input::roots());
+        for literals in [&[][..], LITERALS] {
+            let (recipe, _) = stored_and_rebuilt_with(input::text("Name?"), literals);
+            assert_eq!(recipe, Recipe::Text(Wording::new("Name?")));
+            stored_and_rebuilt_with(input::confirm("Sure?"), literals);
+            stored_and_rebuilt_with(input::choice("Where?", ["staging", "prod"]), literals);
+            stored_and_rebuilt_with(input::multi_choice("Which?", ["a", "prod", "c"]), literals);
+            stored_and_rebuilt_with(input::url("Sign in", "https://example.com/auth"), literals);
+            stored_and_rebuilt_with(input::prompt("Summarise"), literals);
+            stored_and_rebuilt_with(
+                input::prompt("Summarise").max_tokens(64).system("Be brief"),
+                literals,
+            );
+            stored_and_rebuilt_with(
+                input::prompt("Summarise").system("Be brief").max_tokens(64),
+                literals,
+            );
+            stored_and_rebuilt_with(input::roots(), literals);
+        }
+    }
+
+    #[test]
+    fn strings_that_are_literals_of_the_body_are_stored_as_their_index() {
+        let (recipe, _) =
+            stored_and_rebuilt_with(input::choice("Where?", ["staging", "prod", "qa"]), LITERALS);
+        assert_eq!(
+            recipe,
+            Recipe::Choice(
+                Wording::Literal(2),
+                vec![Wording::Literal(4), Wording::Literal(3), Wording::new("qa")]
+            )
+        );
+        let (recipe, _) =
+            stored_and_rebuilt_with(input::prompt("Summarise").system("Be brief"), LITERALS);
+        assert!(
+            matches!(
+                &recipe,
+                Recipe::Prompt {
+                    text: Wording::Inline(_),
+                    system: Some(Wording::Literal(0)),
+                    ..
+                }
+            ),
+            "{recipe:?}"
+        );
+        // An index this machine does not have is a forged state.
+        let forged = Recipe::Text(Wording::Literal(5));
+        assert!(matches!(
+            forged.rebuild(LITERALS),
+            Err(RebuildError::Invalid(_))
+        ));
+        assert!(matches!(
+            Recipe::Text(Wording::Literal(0)).rebuild(&[]),
+            Err(RebuildError::Invalid(_))
+        ));
     }
 
     #[test]
@@ -153,13 +273,18 @@ mod tests {
     }
 
     #[test]
-    fn a_text_question_costs_its_message_and_two_bytes() {
+    fn a_text_question_costs_its_message_and_three_bytes_or_three_bytes_if_fixed() {
         let recipe = input::text("Question 3?");
-        let stored = recipe.recipe().stored(recipe.request()).unwrap();
+        let stored = recipe.recipe().stored(recipe.request(), &[]).unwrap();
         assert_eq!(
             postcard::to_allocvec(&stored).unwrap().len(),
-            2 + "Question 3?".len()
+            3 + "Question 3?".len()
         );
+        let fixed = recipe
+            .recipe()
+            .stored(recipe.request(), &["Question 3?"])
+            .unwrap();
+        assert_eq!(postcard::to_allocvec(&fixed).unwrap().len(), 3);
     }
 
     /// A form registered the way `#[derive(Form)]` registers one.
@@ -200,10 +325,10 @@ mod tests {
         let Recipe::Form { key, message } = &recipe else {
             panic!("{recipe:?}")
         };
-        assert_eq!(message, "Apply the plan?");
+        assert_eq!(message, &Wording::new("Apply the plan?"));
         assert_eq!(
             postcard::to_allocvec(&recipe).unwrap().len(),
-            1 + key.len() + 1 + message.len()
+            1 + key.len() + 2 + "Apply the plan?".len()
         );
         let (recipe, _) = stored_and_rebuilt(input::form::<Unregistered>("Apply the plan?"));
         assert!(matches!(recipe, Recipe::Json(_)), "{recipe:?}");
@@ -218,16 +343,16 @@ mod tests {
         other[0] ^= 1;
         let error = Recipe::Form {
             key: other,
-            message: "Apply?".into(),
+            message: Wording::new("Apply?"),
         }
-        .rebuild()
+        .rebuild(&[])
         .unwrap_err();
         assert_eq!(error, RebuildError::UnknownForm);
     }
 
     #[test]
     fn malformed_json_does_not_rebuild() {
-        assert!(Recipe::Json("{".into()).rebuild().is_err());
-        assert!(Recipe::Unknown.rebuild().is_err());
+        assert!(Recipe::Json("{".into()).rebuild(&[]).is_err());
+        assert!(Recipe::Unknown.rebuild(&[]).is_err());
     }
 }

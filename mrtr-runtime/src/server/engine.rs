@@ -13,8 +13,8 @@ use tracing::Instrument;
 
 use crate::error::ErrorChain;
 use crate::machine::{
-    AnswerProblem, Answers, AppStates, InputKind, Machine, RebuildError, Recipe, RequestCx, Resume,
-    Run, Step, StepError, Suspend,
+    AnswerProblem, Answers, AppStates, InputKind, Machine, MachineDescriptor, RebuildError, Recipe,
+    RequestCx, Resume, Run, Step, StepError, Suspend,
 };
 use crate::token::{Binding, SealInput, StateSealer};
 
@@ -174,7 +174,7 @@ impl Engine {
             // fingerprint), or a form it asked is not one this build has (its schema changed).
             let decoded = match envelope.check_fingerprint(descriptor.fingerprint) {
                 Err(stale) => Err((stale.reason(), stale.to_string())),
-                Ok(()) => match decode_payload(&envelope.payload) {
+                Ok(()) => match decode_payload(&envelope.payload, descriptor.literals) {
                     Ok(decoded) => Ok(decoded),
                     Err(PayloadError::UnknownForm(detail)) => Err(("unknown_form", detail)),
                     Err(PayloadError::Undecodable(reason)) => {
@@ -233,9 +233,10 @@ impl Engine {
                     return Ok(Answer::Complete(output));
                 }
                 Ok(Step::Suspend(suspend)) => {
-                    let pending = into_pending(suspend, completed_rounds + 1).map_err(|e| {
-                        errors::internal(&format!("an input request does not serialize: {e}"))
-                    })?;
+                    let pending = into_pending(suspend, completed_rounds + 1, descriptor.literals)
+                        .map_err(|e| {
+                            errors::internal(&format!("an input request does not serialize: {e}"))
+                        })?;
                     // A first call may carry answers to the questions it is about to be
                     // asked (stateless clients do this); use them once, right away.
                     if matches!(origin, Origin::Fresh)
@@ -252,12 +253,7 @@ impl Engine {
                         origin = Origin::EagerAnswers(pending);
                         continue;
                     }
-                    return self.ask(
-                        &binding,
-                        &incoming.capabilities,
-                        descriptor.fingerprint,
-                        pending,
-                    );
+                    return self.ask(&binding, &incoming.capabilities, descriptor, pending);
                 }
                 Err(StepError::Answer(problem))
                     if *problem.problem() == AnswerProblem::NotAsked
@@ -281,12 +277,7 @@ impl Engine {
                     tracing::info!(key = problem.key(), problem = %problem.problem(), "asking again");
                     match origin {
                         Origin::Token(pending) | Origin::EagerAnswers(pending) => {
-                            return self.ask(
-                                &binding,
-                                &incoming.capabilities,
-                                descriptor.fingerprint,
-                                pending,
-                            );
+                            return self.ask(&binding, &incoming.capabilities, descriptor, pending);
                         }
                         Origin::Fresh => {
                             return Err(errors::internal(&format!(
@@ -323,15 +314,14 @@ impl Engine {
         &self,
         binding: &Binding<'_>,
         capabilities: &ClientCapabilities,
-        fingerprint: u64,
+        descriptor: &MachineDescriptor,
         pending: Pending,
     ) -> Result<Answer<O>, ErrorData> {
         let span = tracing::Span::current();
         let requests = match pending.requests {
             Some(requests) => requests,
-            None => {
-                rebuild_requests(&pending.recipes).map_err(|e| errors::internal(&e.to_string()))?
-            }
+            None => rebuild_requests(&pending.recipes, descriptor.literals)
+                .map_err(|e| errors::internal(&e.to_string()))?,
         };
         let mut undeclared: Vec<InputKind> = requests
             .iter()
@@ -352,7 +342,7 @@ impl Engine {
             .seal_expiring_by(
                 binding,
                 SealInput {
-                    fingerprint,
+                    fingerprint: descriptor.fingerprint,
                     round: pending.round,
                     payload,
                 },
@@ -378,12 +368,16 @@ impl Engine {
     }
 }
 
-fn into_pending(suspend: Suspend, round: u32) -> Result<Pending, serde_json::Error> {
+fn into_pending(
+    suspend: Suspend,
+    round: u32,
+    literals: &[&str],
+) -> Result<Pending, serde_json::Error> {
     let (requests, recipes, state) = suspend.into_stored_parts();
     let recipes = recipes
         .iter()
         .zip(&requests)
-        .map(|(recipe, (key, request))| Ok((key.clone(), recipe.stored(request)?)))
+        .map(|(recipe, (key, request))| Ok((key.clone(), recipe.stored(request, literals)?)))
         .collect::<Result<_, _>>()?;
     Ok(Pending {
         requests: Some(requests),
@@ -419,22 +413,26 @@ pub(crate) enum PayloadError {
     UnknownForm(String),
 }
 
-pub(crate) fn decode_payload(payload: &[u8]) -> Result<Decoded, PayloadError> {
+pub(crate) fn decode_payload(
+    payload: &[u8],
+    literals: &[&'static str],
+) -> Result<Decoded, PayloadError> {
     let (recipes, state) =
         postcard::take_from_bytes::<Vec<(String, Recipe)>>(payload).map_err(|e| {
             PayloadError::Undecodable(format!("sealed input requests do not decode: {e}"))
         })?;
-    let requests = rebuild_requests(&recipes)?;
+    let requests = rebuild_requests(&recipes, literals)?;
     Ok((requests, recipes, state.to_vec()))
 }
 
 fn rebuild_requests(
     recipes: &[(String, Recipe)],
+    literals: &[&'static str],
 ) -> Result<Vec<(String, InputRequest)>, PayloadError> {
     recipes
         .iter()
         .map(|(key, recipe)| {
-            let request = recipe.rebuild().map_err(|e| {
+            let request = recipe.rebuild(literals).map_err(|e| {
                 let detail = format!("sealed input request `{key}` does not rebuild: {e}");
                 match e {
                     RebuildError::UnknownForm => PayloadError::UnknownForm(detail),

@@ -823,6 +823,12 @@ pub fn expand(
     } else {
         quote!(#descriptor.with_states([#(#requirements),*]))
     };
+    // Fixed questions are sealed as an index into these (see `MachineDescriptor::literals`).
+    let descriptor = if literals.is_empty() {
+        descriptor
+    } else {
+        quote!(#descriptor.with_literals(&[#(#literals),*]))
+    };
     let label = dispatch_label();
     let serde_path = "::mrtr::__private::serde";
     let schemars_path = "::mrtr::__private::schemars";
