@@ -76,8 +76,8 @@ async fn tampered_truncated_extended_and_empty_tokens_are_rejected() {
         token[..10].to_string(),
         format!("{token}-TAMPERED"),
         String::new(),
-        "mrtr2.".to_string(),
-        token.replacen("mrtr2.", "mrtr1.", 1),
+        "mrtr3.".to_string(),
+        token.replacen("mrtr3.", "mrtr2.", 1),
         "not a token at all".to_string(),
         "x".repeat(70 * 1024),
     ];

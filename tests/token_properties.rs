@@ -129,7 +129,7 @@ fn rejected_before_decoding(result: Result<Envelope, Rejection>) -> bool {
 
 fn raw_of(token: &str) -> Vec<u8> {
     URL_SAFE_NO_PAD
-        .decode(token.strip_prefix("mrtr2.").unwrap())
+        .decode(token.strip_prefix("mrtr3.").unwrap())
         .unwrap()
 }
 
@@ -166,7 +166,7 @@ proptest! {
         let mut raw = raw_of(&token);
         let index = position.index(raw.len());
         raw[index] ^= 1 << bit;
-        let tampered = format!("mrtr2.{}", URL_SAFE_NO_PAD.encode(&raw));
+        let tampered = format!("mrtr3.{}", URL_SAFE_NO_PAD.encode(&raw));
         // The key id (first two bytes) picks the key; anything else fails the tag. Key 3
         // has the same secret as key 1: the key id is bound in the associated data.
         let kid = u16::from_be_bytes([raw[0], raw[1]]);
@@ -196,7 +196,7 @@ proptest! {
         // A flip may leave ASCII; if not, the lossy text is what a server would see.
         let tampered = String::from_utf8_lossy(&bytes);
         let result = sealer.open(&tampered, &fields.binding());
-        if index < "mrtr2.".len() {
+        if index < "mrtr3.".len() {
             prop_assert_eq!(result, Err(Rejection::WrongPrefix));
         } else {
             prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
@@ -216,7 +216,7 @@ proptest! {
         let token = sealer.seal(&fields.binding(), input).unwrap();
         let len = position.index(token.len()); // 0..token.len(): always strictly shorter
         let result = sealer.open(&token[..len], &fields.binding());
-        if len < "mrtr2.".len() {
+        if len < "mrtr3.".len() {
             prop_assert_eq!(result, Err(Rejection::WrongPrefix));
         } else {
             prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
@@ -300,11 +300,11 @@ proptest! {
         text in prop_oneof![
             "\\PC{0,200}",
             prop::collection::vec(any::<u8>(), 0..200)
-                .prop_map(|raw| format!("mrtr2.{}", URL_SAFE_NO_PAD.encode(raw))),
+                .prop_map(|raw| format!("mrtr3.{}", URL_SAFE_NO_PAD.encode(raw))),
             // Known key id 1, then random nonce, ciphertext and tag.
             prop::collection::vec(any::<u8>(), 0..200).prop_map(|tail| {
                 let raw = [&[0u8, 1][..], &tail].concat();
-                format!("mrtr2.{}", URL_SAFE_NO_PAD.encode(raw))
+                format!("mrtr3.{}", URL_SAFE_NO_PAD.encode(raw))
             }),
         ],
     ) {

@@ -1,11 +1,13 @@
-//! Published test vectors for the `mrtr2` requestState format: `tests/vectors/token-v2.json`.
+//! Published test vectors for the `mrtr3` requestState format: `tests/vectors/token-v3.json`.
 //!
 //! The file freezes the wire format. This test regenerates nothing: it checks that the code
 //! reproduces every token byte for byte (`generate`), opens every `open` vector to the
 //! expected envelope, and rejects every `reject` vector for the expected reason. A change
-//! that makes it fail changes the wire format and needs a new prefix (`mrtr3.`), not new
-//! vectors. The previous format's vectors (`token-v1.json`) stay as a record; every token in
-//! them must be refused by its prefix.
+//! that makes it fail changes the wire format and needs a new prefix (`mrtr4.`), not new
+//! vectors. The previous formats' vectors (`token-v1.json`, `token-v2.json`) stay as a
+//! record; every token in them must be refused by its prefix. (`mrtr3` changed only what the
+//! server puts in the payload — how a pending question is stored — and the envelope
+//! version: a server of one format never reads the other's payloads.)
 //!
 //! How the file was produced: once, by running
 //!
@@ -128,7 +130,7 @@ struct RejectVector {
 const MAX_CLOCK_SKEW: u64 = 60;
 
 fn vector_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/token-v2.json")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/token-v3.json")
 }
 
 fn to_hex(bytes: &[u8]) -> String {
@@ -252,7 +254,7 @@ fn generate_vectors_match_the_documented_layout() {
         let digest = Sha256::digest(vector.canonical_arguments.as_bytes());
         assert_eq!(to_hex(&digest), vector.arguments_digest, "{}", vector.name);
         let mut aad = Vec::new();
-        lp(&mut aad, b"mrtr2.");
+        lp(&mut aad, b"mrtr3.");
         aad.extend_from_slice(&kid.to_be_bytes());
         lp(&mut aad, vector.binding.audience.as_bytes());
         lp(&mut aad, vector.binding.method.as_bytes());
@@ -267,7 +269,7 @@ fn generate_vectors_match_the_documented_layout() {
         }
         assert_eq!(to_hex(&aad), vector.associated_data, "{}", vector.name);
 
-        let raw = decode_body(vector.token.strip_prefix("mrtr2.").unwrap());
+        let raw = decode_body(vector.token.strip_prefix("mrtr3.").unwrap());
         assert_eq!(raw[..2], kid.to_be_bytes(), "{}", vector.name);
         assert_eq!(to_hex(&raw[2..26]), vector.nonce, "{}", vector.name);
         let cipher = XChaCha20Poly1305::new(key.as_bytes().into());
@@ -283,7 +285,7 @@ fn generate_vectors_match_the_documented_layout() {
             .unwrap_or_else(|_| panic!("{}: does not decrypt", vector.name));
         assert_eq!(to_hex(&plaintext), vector.plaintext, "{}", vector.name);
 
-        let mut documented = vec![2u8];
+        let mut documented = vec![3u8];
         documented.extend_from_slice(&vector.input.fingerprint.to_le_bytes());
         documented.extend_from_slice(
             &u32::try_from(vector.now + vector.ttl)
@@ -364,7 +366,7 @@ fn load() -> VectorFile {
             std::fs::write(vector_path(), text).unwrap();
         }
     });
-    let text = std::fs::read_to_string(vector_path()).expect("tests/vectors/token-v2.json");
+    let text = std::fs::read_to_string(vector_path()).expect("tests/vectors/token-v3.json");
     serde_json::from_str(&text).expect("vector file parses")
 }
 
@@ -435,10 +437,11 @@ fn generate_vector(
 fn form_round_payload() -> Vec<u8> {
     let mut payload = vec![1, 7];
     payload.extend_from_slice(b"confirm");
-    payload.extend_from_slice(&[2, 22]);
+    // `Recipe::Confirm(Wording::Inline(..))`.
+    payload.extend_from_slice(&[2, 0, 22]);
     payload.extend_from_slice(b"Book 3 nights in Oslo?");
     // The tool's state; its length makes the raw token 97 bytes, so padded base64 differs.
-    payload.extend_from_slice(b"\x01\x04Oslo\x03\x02");
+    payload.extend_from_slice(b"\x01\x04Oslo\x03");
     payload
 }
 
@@ -520,7 +523,7 @@ fn blessed_vectors() -> VectorFile {
     let mut open = Vec::new();
     for vector in &generate {
         let envelope = EnvelopeSpec {
-            format_version: 2,
+            format_version: 3,
             fingerprint: vector.input.fingerprint,
             expires_at: vector.now + vector.ttl,
             round: vector.input.round,
@@ -559,7 +562,7 @@ fn blessed_vectors() -> VectorFile {
 
     let tokens = &generate;
     let trip_token = &tokens[1].token;
-    let body = trip_token.strip_prefix("mrtr2.").unwrap();
+    let body = trip_token.strip_prefix("mrtr3.").unwrap();
     let reject_base = RejectVector {
         name: String::new(),
         keys: key1(),
@@ -580,7 +583,7 @@ fn blessed_vectors() -> VectorFile {
     let flip = |index: usize| {
         let mut raw = raw.clone();
         raw[index] ^= 0x01;
-        format!("mrtr2.{}", encode_body(&raw))
+        format!("mrtr3.{}", encode_body(&raw))
     };
     let last = raw.len() - 1;
     let sealer_for_trip = sealer(&key1(), T0, 600, None);
@@ -591,8 +594,8 @@ fn blessed_vectors() -> VectorFile {
             .unwrap()
     };
     let valid_plaintext = from_hex(&tokens[1].plaintext);
-    let mut version_one = valid_plaintext.clone();
-    version_one[0] = 1;
+    let mut version_two = valid_plaintext.clone();
+    version_two[0] = 2;
     let mut overlong_round = valid_plaintext[..13].to_vec();
     overlong_round.extend_from_slice(&[0xff; 6]);
 
@@ -606,30 +609,30 @@ fn blessed_vectors() -> VectorFile {
         }),
         reject("empty", "wrong_prefix", &|v| v.token = String::new()),
         reject("other_prefix", "wrong_prefix", &|v| {
-            v.token = format!("mrtr1.{body}")
+            v.token = format!("mrtr2.{body}")
         }),
         reject("uppercase_prefix", "wrong_prefix", &|v| {
             v.token = format!("MRTR2.{body}")
         }),
-        reject("prefix_only", "malformed", &|v| v.token = "mrtr2.".into()),
+        reject("prefix_only", "malformed", &|v| v.token = "mrtr3.".into()),
         reject("padded_base64", "malformed", &|v| {
-            v.token = format!("mrtr2.{}", base64_with_padding(&raw))
+            v.token = format!("mrtr3.{}", base64_with_padding(&raw))
         }),
         reject("standard_alphabet", "malformed", &|v| {
-            v.token = format!("mrtr2.{}+/", &body[..body.len() - 2])
+            v.token = format!("mrtr3.{}+/", &body[..body.len() - 2])
         }),
         reject("embedded_whitespace", "malformed", &|v| {
-            v.token = format!("mrtr2.{} {}", &body[..10], &body[10..])
+            v.token = format!("mrtr3.{} {}", &body[..10], &body[10..])
         }),
         reject("truncated_inside_header", "malformed", &|v| {
-            v.token = format!("mrtr2.{}", encode_body(&raw[..41]))
+            v.token = format!("mrtr3.{}", encode_body(&raw[..41]))
         }),
         reject("truncated_by_three_bytes", "unauthentic", &|v| {
-            v.token = format!("mrtr2.{}", encode_body(&raw[..raw.len() - 3]))
+            v.token = format!("mrtr3.{}", encode_body(&raw[..raw.len() - 3]))
         }),
         reject("suffix_appended", "unauthentic", &|v| {
             v.token = format!(
-                "mrtr2.{}",
+                "mrtr3.{}",
                 encode_body(&[raw.as_slice(), b"-TAMPERED"].concat())
             )
         }),
@@ -640,7 +643,7 @@ fn blessed_vectors() -> VectorFile {
             v.keys = format!("1:{},3:{}", key(0x00), key(0x00));
             let mut raw = raw.clone();
             raw[1] = 3;
-            v.token = format!("mrtr2.{}", encode_body(&raw));
+            v.token = format!("mrtr3.{}", encode_body(&raw));
         }),
         reject("flipped_tag_byte", "unauthentic", &|v| v.token = flip(last)),
         reject("flipped_ciphertext_byte", "unauthentic", &|v| {
@@ -672,13 +675,13 @@ fn blessed_vectors() -> VectorFile {
             v.binding.method = "prompts/get".into()
         }),
         reject("header_cut_short", "undecodable_envelope", &|v| {
-            v.token = sealed_plaintext(&[0x02, 0xff, 0xff])
+            v.token = sealed_plaintext(&[0x03, 0xff, 0xff])
         }),
         reject("overlong_round_varint", "undecodable_envelope", &|v| {
             v.token = sealed_plaintext(&overlong_round)
         }),
         reject("previous_envelope_version", "unsupported_version", &|v| {
-            v.token = sealed_plaintext(&version_one)
+            v.token = sealed_plaintext(&version_two)
         }),
         reject("expired", "expired", &|v| v.now = T0 + 600),
         reject("long_expired", "expired", &|v| v.now = T0 + 86_400),
@@ -697,12 +700,12 @@ fn blessed_vectors() -> VectorFile {
     }
 
     VectorFile {
-        format: "mrtr2".into(),
+        format: "mrtr3".into(),
         comment: vec![
-            "Test vectors for the mrtr2 requestState token. Produced once with `MRTR_BLESS=1 cargo test --test token_vectors` (generator in tests/token_vectors.rs); never regenerate for an existing prefix.".into(),
-            "token = \"mrtr2.\" || base64url_nopad(kid u16 BE || nonce[24] || XChaCha20-Poly1305(key, nonce, plaintext, associated_data)).".into(),
-            "associated_data = lp(\"mrtr2.\") || kid || lp(audience) || lp(method) || lp(target) || sha256(canonical_json(arguments or {})) || (0x00 | 0x01 || lp(principal)); lp = u64 BE length || bytes.".into(),
-            "plaintext = format_version (u8, 2) || fingerprint (u64 LE) || expires_at (u32 LE) || round (postcard varint u32) || payload (all remaining bytes, opaque to the token layer).".into(),
+            "Test vectors for the mrtr3 requestState token. Produced once with `MRTR_BLESS=1 cargo test --test token_vectors` (generator in tests/token_vectors.rs); never regenerate for an existing prefix.".into(),
+            "token = \"mrtr3.\" || base64url_nopad(kid u16 BE || nonce[24] || XChaCha20-Poly1305(key, nonce, plaintext, associated_data)).".into(),
+            "associated_data = lp(\"mrtr3.\") || kid || lp(audience) || lp(method) || lp(target) || sha256(canonical_json(arguments or {})) || (0x00 | 0x01 || lp(principal)); lp = u64 BE length || bytes.".into(),
+            "plaintext = format_version (u8, 3) || fingerprint (u64 LE) || expires_at (u32 LE) || round (postcard varint u32) || payload (all remaining bytes, opaque to the token layer).".into(),
             "keys use the MRTR_KEYS format (first entry seals); byte strings are lowercase hex; times are Unix seconds; max clock skew 60 s; ttl 600 s for open/reject; max_token_bytes 65536 unless given.".into(),
             "reject reasons: too_large, wrong_prefix, malformed, unknown_key, unauthentic, unsupported_version, undecodable_envelope, expires_too_late, expired (checked in this order).".into(),
         ],
@@ -729,25 +732,39 @@ fn base64_with_padding(raw: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE.encode(raw)
 }
 
-/// The previous wire format (`mrtr1`, envelope version 1) is not read any more: every
-/// token recorded in its vector file is refused by its prefix, before any decoding.
+/// The previous wire formats (`mrtr1` and `mrtr2`, envelope versions 1 and 2) are not read
+/// any more: every token recorded in their vector files is refused by its prefix, before any
+/// decoding.
 #[test]
-fn tokens_of_the_previous_format_are_refused_by_their_prefix() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/token-v1.json");
-    let old: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut refused = 0;
-    for section in ["generate", "open"] {
-        for vector in old[section].as_array().unwrap() {
-            let keys = vector["keys"].as_str().unwrap();
-            let now = vector["now"].as_u64().unwrap();
-            let binding: BindingSpec = serde_json::from_value(vector["binding"].clone()).unwrap();
-            let token = vector["token"].as_str().unwrap();
-            let rejection = sealer(keys, now, 600, None)
-                .open(token, &binding.binding())
-                .expect_err("an mrtr1 token must not open");
-            assert_eq!(rejection.reason(), "wrong_prefix", "{}", vector["name"]);
-            refused += 1;
+fn tokens_of_the_previous_formats_are_refused_by_their_prefix() {
+    for (file, least) in [("token-v1.json", 9), ("token-v2.json", 3)] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/vectors")
+            .join(file);
+        let old: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut refused = 0;
+        for section in ["generate", "open"] {
+            for vector in old[section].as_array().unwrap() {
+                let keys = vector["keys"].as_str().unwrap();
+                let now = vector["now"].as_u64().unwrap();
+                let binding: BindingSpec =
+                    serde_json::from_value(vector["binding"].clone()).unwrap();
+                let token = vector["token"].as_str().unwrap();
+                let rejection = sealer(keys, now, 600, None)
+                    .open(token, &binding.binding())
+                    .expect_err("an old token must not open");
+                assert_eq!(
+                    rejection.reason(),
+                    "wrong_prefix",
+                    "{file}: {}",
+                    vector["name"]
+                );
+                refused += 1;
+            }
         }
+        assert!(
+            refused >= least,
+            "{file}: only {refused} old tokens checked"
+        );
     }
-    assert!(refused >= 9, "only {refused} old tokens checked");
 }

@@ -92,7 +92,7 @@ async fn three_rounds_over_streamable_http_each_round_sealed() {
                     .request_state
                     .clone()
                     .expect("every round carries sealed state");
-                assert!(state.starts_with("mrtr2."), "versioned token: {state}");
+                assert!(state.starts_with("mrtr3."), "versioned token: {state}");
                 keys_asked.push(
                     round
                         .input_requests

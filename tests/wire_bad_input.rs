@@ -234,7 +234,7 @@ async fn unknown_answer_keys_are_ignored() {
 #[tokio::test]
 async fn a_request_state_on_a_first_call_that_never_had_one_is_rejected() {
     let (wire, _server, plans) = wire().await;
-    let forged = "mrtr2.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let forged = "mrtr3.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     let reply = wire.call(json!({"requestState": forged})).await;
     assert_eq!(error_code(&reply), -32602);
     assert_eq!(reply["error"]["message"], REJECTED_STATE_MESSAGE);

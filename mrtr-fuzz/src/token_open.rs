@@ -157,7 +157,7 @@ fn fixture() -> &'static Fixture {
 /// Runs one input.
 ///
 /// ```
-/// mrtr_fuzz::token_open::run(b"mrtr2.AAAA");
+/// mrtr_fuzz::token_open::run(b"mrtr3.AAAA");
 /// ```
 pub fn run(data: &[u8]) {
     let fixture = fixture();
@@ -195,8 +195,8 @@ pub fn seeds() -> Vec<Vec<u8>> {
         .iter()
         .map(|entry| entry.token.clone().into_bytes())
         .collect();
-    seeds.push(b"mrtr2.".to_vec());
-    seeds.push(b"mrtr2.AAEC".to_vec());
-    seeds.push(b"mrtr1.AAAA".to_vec());
+    seeds.push(b"mrtr3.".to_vec());
+    seeds.push(b"mrtr3.AAEC".to_vec());
+    seeds.push(b"mrtr2.AAAA".to_vec());
     seeds
 }

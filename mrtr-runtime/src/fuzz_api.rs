@@ -187,7 +187,7 @@ impl FuzzSealer {
     /// # use mrtr_runtime::token::{KeyId, KeyRing, SecretKey};
     /// let sealer = FuzzSealer::new(KeyRing::new(KeyId(1), SecretKey::from_bytes([3; 32])), 50);
     /// let spec = BindingSpec::new("srv", Method::CallTool, "t");
-    /// assert!(sealer.seal_payload(&spec, 0, 1, vec![0, 1], [0; 24]).unwrap().starts_with("mrtr2."));
+    /// assert!(sealer.seal_payload(&spec, 0, 1, vec![0, 1], [0; 24]).unwrap().starts_with("mrtr3."));
     /// ```
     pub fn seal_payload(
         &self,
@@ -239,7 +239,7 @@ impl FuzzSealer {
     /// # use mrtr_runtime::token::{KeyId, KeyRing, SecretKey};
     /// let sealer = FuzzSealer::new(KeyRing::new(KeyId(1), SecretKey::from_bytes([3; 32])), 50);
     /// let spec = BindingSpec::new("srv", Method::CallTool, "t");
-    /// assert_eq!(sealer.open("mrtr2.", &spec).unwrap_err().reason(), "malformed");
+    /// assert_eq!(sealer.open("mrtr3.", &spec).unwrap_err().reason(), "malformed");
     /// ```
     pub fn open(&self, token: &str, binding: &BindingSpec) -> Result<Opened, Rejection> {
         let envelope = self.sealer.open(token, &binding.binding())?;

@@ -110,7 +110,7 @@ pub struct Transcript<O> {
 /// // Every round seals a real `requestState`.
 /// let first = block_on(Harness::new().request(&deploy(1), serde_json::json!({}), None, None));
 /// let Ok(Reply::InputRequired(round)) = first else { panic!("expected a question") };
-/// assert!(round.request_state.unwrap().starts_with("mrtr2."));
+/// assert!(round.request_state.unwrap().starts_with("mrtr3."));
 /// ```
 pub struct Harness {
     engine: Engine,
@@ -524,7 +524,7 @@ impl Harness {
     /// # let t = T(MachineDescriptor::tool(rmcp::model::Tool::new("t", "T", serde_json::Map::new()), [], 1));
     /// use futures::executor::block_on;
     /// let h = mrtr_runtime::testing::Harness::new();
-    /// let refused = block_on(h.request_explained(&t, serde_json::json!({}), Some("mrtr2.AAAA".into()), None)).unwrap_err();
+    /// let refused = block_on(h.request_explained(&t, serde_json::json!({}), Some("mrtr3.AAAA".into()), None)).unwrap_err();
     /// assert_eq!(refused.rejection, Some("malformed"));
     /// ```
     pub async fn request_explained<M: Machine + ?Sized>(
@@ -960,7 +960,7 @@ pub struct Refused {
 ///
 /// ```
 /// use mrtr_runtime::testing::{Tamper, tamper};
-/// assert!(tamper("mrtr2.AAAA", Tamper::WrongPrefix).starts_with("mrtr1."));
+/// assert!(tamper("mrtr3.AAAA", Tamper::WrongPrefix).starts_with("mrtr2."));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tamper {
@@ -970,7 +970,7 @@ pub enum Tamper {
     OtherKeyId,
     /// Drop all but the first few bytes (→ `malformed`).
     Truncate,
-    /// The previous wire format's prefix, `mrtr1.` (→ `wrong_prefix`).
+    /// The previous wire format's prefix, `mrtr2.` (→ `wrong_prefix`).
     WrongPrefix,
 }
 
@@ -979,7 +979,7 @@ pub enum Tamper {
 ///
 /// ```
 /// use mrtr_runtime::testing::{Tamper, tamper};
-/// assert_eq!(tamper("mrtr2.AAAAAAAA", Tamper::FlipTagBit), "mrtr2.AAAAAAAB");
+/// assert_eq!(tamper("mrtr3.AAAAAAAA", Tamper::FlipTagBit), "mrtr3.AAAAAAAB");
 /// ```
 pub fn tamper(request_state: &str, how: Tamper) -> String {
     use base64::Engine as _;
@@ -988,7 +988,7 @@ pub fn tamper(request_state: &str, how: Tamper) -> String {
         .strip_prefix(TOKEN_PREFIX)
         .unwrap_or(request_state);
     let Ok(mut raw) = URL_SAFE_NO_PAD.decode(body) else {
-        return format!("mrtr1.{body}");
+        return format!("mrtr2.{body}");
     };
     match how {
         Tamper::FlipTagBit => {
@@ -1003,7 +1003,7 @@ pub fn tamper(request_state: &str, how: Tamper) -> String {
             }
         }
         Tamper::Truncate => raw.truncate(8),
-        Tamper::WrongPrefix => return format!("mrtr1.{body}"),
+        Tamper::WrongPrefix => return format!("mrtr2.{body}"),
     }
     format!("{TOKEN_PREFIX}{}", URL_SAFE_NO_PAD.encode(raw))
 }

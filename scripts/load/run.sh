@@ -37,7 +37,7 @@ round_one="$(curl -s "$url" \
 state="$(jq -r '.result.requestState' <<<"$round_one")"
 answers='{"environment":{"action":"accept","content":{"choice":"production"}}}'
 echo "round-1 requestState: ${#state} bytes; input requests: $(jq -c '.result.inputRequests | keys' <<<"$round_one")"
-[[ "$state" == mrtr2.* ]] || { echo "no requestState in the round-1 reply: $round_one" >&2; exit 1; }
+[[ "$state" == mrtr3.* ]] || { echo "no requestState in the round-1 reply: $round_one" >&2; exit 1; }
 
 echo "== round 1 (fresh call), ${connections} connections, ${duration}"
 wrk -t1 -c"$connections" -d"$duration" --latency -s "$here/plan_release.lua" "$url"

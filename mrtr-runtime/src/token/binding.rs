@@ -101,7 +101,7 @@ impl<'a> Binding<'a> {
     /// The associated data for a token sealed under key `kid`:
     ///
     /// ```text
-    /// lp("mrtr2.") || kid (u16 BE) || lp(audience) || lp(method) || lp(target)
+    /// lp("mrtr3.") || kid (u16 BE) || lp(audience) || lp(method) || lp(target)
     ///   || sha256(canonical_json(arguments)) (32 bytes)
     ///   || 0x00                       when there is no principal
     ///    | 0x01 || lp(principal)      when there is one
@@ -257,7 +257,7 @@ mod tests {
         let aad = binding.associated_data(KeyId(0x0102));
         let mut expected = Vec::new();
         expected.extend_from_slice(&6u64.to_be_bytes());
-        expected.extend_from_slice(b"mrtr2.");
+        expected.extend_from_slice(b"mrtr3.");
         expected.extend_from_slice(&[1, 2]);
         expected.extend_from_slice(&2u64.to_be_bytes());
         expected.extend_from_slice(b"au");

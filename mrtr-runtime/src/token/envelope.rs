@@ -1,7 +1,7 @@
 //! The sealed plaintext of a token.
 //!
 //! ```text
-//! plaintext = format_version (1 byte, = 2)
+//! plaintext = format_version (1 byte, = 3)
 //!          || fingerprint    (u64 little-endian, 8 bytes)
 //!          || expires_at     (u32 little-endian, 4 bytes, Unix seconds)
 //!          || round          (postcard varint u32, 1–5 bytes)
@@ -14,7 +14,7 @@
 use super::Rejection;
 
 /// The only envelope layout this version of `mrtr` writes and reads.
-pub const FORMAT_VERSION: u8 = 2;
+pub const FORMAT_VERSION: u8 = 3;
 
 /// Bytes before the round: version, fingerprint, expiry.
 const FIXED_LEN: usize = 1 + 8 + 4;

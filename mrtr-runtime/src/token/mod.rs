@@ -11,21 +11,21 @@
 //! semver break (the token's prefix names the layout; an old prefix is simply rejected and
 //! the client starts over).
 //!
-//! # Wire format (`mrtr2`)
+//! # Wire format (`mrtr3`)
 //!
 //! ```text
-//! token      = "mrtr2." || base64url_nopad( kid || nonce || ciphertext || tag )
+//! token      = "mrtr3." || base64url_nopad( kid || nonce || ciphertext || tag )
 //! kid        = key id, u16 big-endian (2 bytes), selects the key in the KeyRing
 //! nonce      = 24 random bytes from the OS RNG, fresh for every seal
 //! ciphertext = XChaCha20-Poly1305(key, nonce, plaintext, associated data), tag = 16 bytes
-//! plaintext  = version (1, = 2) || fingerprint (u64 LE) || expires_at (u32 LE, Unix s)
+//! plaintext  = version (1, = 3) || fingerprint (u64 LE) || expires_at (u32 LE, Unix s)
 //!              || round (postcard varint) || payload (the rest)
 //! payload    = postcard(pending input requests, compact) || postcard(tool state)
-//! AAD        = lp("mrtr2.") || kid || lp(audience) || lp(method) || lp(target)
+//! AAD        = lp("mrtr3.") || kid || lp(audience) || lp(method) || lp(target)
 //!              || SHA-256(canonical JSON of the arguments) || principal (never transmitted)
 //! ```
 //!
-//! The published test vectors in `tests/vectors/token-v2.json` freeze this format.
+//! The published test vectors in `tests/vectors/token-v3.json` freeze this format.
 //!
 //! # Opening
 //!
@@ -41,7 +41,7 @@
 //! ```
 //! use mrtr_runtime::token::{Rejection, TOKEN_PREFIX};
 //!
-//! assert_eq!(TOKEN_PREFIX, "mrtr2.");
+//! assert_eq!(TOKEN_PREFIX, "mrtr3.");
 //! assert_eq!(Rejection::Unauthentic.reason(), "unauthentic");
 //! ```
 
@@ -76,7 +76,7 @@ pub mod internals {
 /// ```
 /// assert!(mrtr_runtime::token::TOKEN_PREFIX.ends_with('.'));
 /// ```
-pub const TOKEN_PREFIX: &str = "mrtr2.";
+pub const TOKEN_PREFIX: &str = "mrtr3.";
 
 /// The one message the client sees for every rejected `requestState`, sent as JSON-RPC
 /// error -32602 (invalid params). The specific [`Rejection`] goes only to the server log,
@@ -119,7 +119,7 @@ pub const DEFAULT_MAX_CLOCK_SKEW: Duration = Duration::from_secs(60);
 /// use mrtr_runtime::token::Rejection;
 ///
 /// assert_eq!(Rejection::WrongPrefix.reason(), "wrong_prefix");
-/// assert_eq!(Rejection::WrongPrefix.to_string(), "requestState does not start with `mrtr2.`");
+/// assert_eq!(Rejection::WrongPrefix.to_string(), "requestState does not start with `mrtr3.`");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

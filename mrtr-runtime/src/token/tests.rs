@@ -152,7 +152,7 @@ fn structural_rejections_come_in_order() {
     let body = token.strip_prefix(TOKEN_PREFIX).unwrap();
 
     assert_eq!(
-        sealer.open(&format!("mrtr1.{body}"), &binding()),
+        sealer.open(&format!("mrtr2.{body}"), &binding()),
         Err(Rejection::WrongPrefix)
     );
     assert_eq!(sealer.open("", &binding()), Err(Rejection::WrongPrefix));
@@ -439,7 +439,7 @@ fn a_token_of_the_previous_format_is_refused_by_its_prefix() {
     let clock = Arc::new(ManualClock::new(NOW));
     let sealer = sealer_at(ring(1, 1), &clock);
     let token = sealer.seal(&binding(), input()).unwrap();
-    let old = token.replacen(TOKEN_PREFIX, "mrtr1.", 1);
+    let old = token.replacen(TOKEN_PREFIX, "mrtr2.", 1);
     assert_eq!(sealer.open(&old, &binding()), Err(Rejection::WrongPrefix));
 }
 
