@@ -28,6 +28,9 @@ use crate::machines;
 /// The machines under test, by index.
 const MACHINES: usize = 6;
 
+/// More requests than any genuine flow of [`crate::machines`] needs.
+const MAX_GENUINE_REQUESTS: usize = 32;
+
 fn arguments(machine: usize) -> Value {
     match machine {
         0 => json!({"rounds": 3}),
@@ -98,10 +101,11 @@ fn binding(index: usize) -> BindingSpec {
     BindingSpec::for_harness(descriptor(index), arguments)
 }
 
-/// Valid answers to the pending requests the server rebuilds from `payload` (none when
-/// they do not rebuild: the server refuses the token before any answer is read).
-fn answers_for(payload: &[u8]) -> InputResponses {
-    pending_requests(payload)
+/// Valid answers to the pending requests the server rebuilds from `payload` of machine
+/// `index` (none when they do not rebuild: the server refuses the token before any answer
+/// is read).
+fn answers_for(index: usize, payload: &[u8]) -> InputResponses {
+    pending_requests(payload, descriptor(index).literals)
         .unwrap_or_default()
         .into_iter()
         .map(|(key, request)| {
@@ -121,14 +125,20 @@ fn fixture() -> &'static Fixture {
         for index in 0..MACHINES {
             let mut token = None;
             let mut answers = None;
-            loop {
+            // Every genuine flow ends within a few rounds when answered; one that does not
+            // means the fixture cannot read its own questions.
+            let mut done = false;
+            for _ in 0..MAX_GENUINE_REQUESTS {
                 match request(&harness, index, token.take(), answers.take()) {
-                    Outcome::Done => break,
+                    Outcome::Done => {
+                        done = true;
+                        break;
+                    }
                     Outcome::Asked(Some(next)) => {
                         let opened = sealer
                             .open(&next, &binding(index))
                             .expect("the fixture opens the server's own tokens");
-                        answers = Some(answers_for(&opened.payload));
+                        answers = Some(answers_for(index, &opened.payload));
                         rounds.push((index, opened));
                         token = Some(next);
                     }
@@ -136,6 +146,10 @@ fn fixture() -> &'static Fixture {
                     Outcome::Error(error) => panic!("genuine flow of machine {index}: {error:?}"),
                 }
             }
+            assert!(
+                done,
+                "the genuine flow of machine {index} did not finish in {MAX_GENUINE_REQUESTS} requests"
+            );
         }
         Fixture {
             harness,
@@ -213,7 +227,7 @@ pub fn run(data: &[u8]) {
     };
     // A state too large to seal never reaches a server.
     let Ok(token) = token else { return };
-    let answers = answers_for(&payload);
+    let answers = answers_for(*index, &payload);
     match request(&fixture.harness, *index, Some(token), Some(answers)) {
         Outcome::Done | Outcome::Asked(Some(_)) => {}
         Outcome::Asked(None) => panic!("input_required without requestState"),

@@ -266,7 +266,7 @@ impl std::fmt::Debug for FuzzSealer {
 /// use mrtr_runtime::machine::input;
 /// let asked = vec![("k".to_string(), input::roots().into_request())];
 /// let payload = encode_payload(&asked, b"state").unwrap();
-/// assert_eq!(pending_requests(&payload).unwrap(), asked);
+/// assert_eq!(pending_requests(&payload, &[]).unwrap(), asked);
 /// ```
 pub fn encode_payload(
     requests: &[(String, InputRequest)],
@@ -290,7 +290,7 @@ pub fn encode_payload(
 /// ```
 /// use mrtr_runtime::fuzz_api::{encode_json_payload, pending_requests};
 /// let payload = encode_json_payload(&[("k".into(), "{}".into())], b"").unwrap();
-/// assert!(pending_requests(&payload).is_err());
+/// assert!(pending_requests(&payload, &[]).is_err());
 /// ```
 pub fn encode_json_payload(requests: &[(String, String)], state: &[u8]) -> Result<Vec<u8>, String> {
     let recipes: Vec<(String, Recipe)> = requests
@@ -313,15 +313,20 @@ pub fn split_payload(payload: &[u8]) -> Option<(&[u8], &[u8])> {
     Some(payload.split_at(payload.len() - state.len()))
 }
 
-/// The pending requests the server rebuilds from a payload, or why it cannot.
+/// The pending requests the server rebuilds from a payload of a machine whose body has the
+/// string `literals` ([`MachineDescriptor::literals`](crate::machine::MachineDescriptor)),
+/// or why it cannot.
 ///
 /// ```
 /// use mrtr_runtime::fuzz_api::pending_requests;
-/// assert!(pending_requests(&[0]).unwrap().is_empty());
-/// assert!(pending_requests(&[1]).is_err());
+/// assert!(pending_requests(&[0], &[]).unwrap().is_empty());
+/// assert!(pending_requests(&[1], &[]).is_err());
 /// ```
-pub fn pending_requests(payload: &[u8]) -> Result<Vec<(String, InputRequest)>, String> {
-    crate::server::engine::decode_payload(payload, &[])
+pub fn pending_requests(
+    payload: &[u8],
+    literals: &[&'static str],
+) -> Result<Vec<(String, InputRequest)>, String> {
+    crate::server::engine::decode_payload(payload, literals)
         .map(|(requests, _, _)| requests)
         .map_err(|e| e.to_string())
 }
