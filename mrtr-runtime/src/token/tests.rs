@@ -142,7 +142,10 @@ fn the_default_cap_is_64_kib_for_sealing_and_opening() {
     };
     let token = sealer.seal(&binding(), big.clone()).unwrap();
     assert!(token.len() > 40 * 1024, "{}", token.len());
-    assert_eq!(sealer.open(&token, &binding()).unwrap().payload, big.payload);
+    assert_eq!(
+        sealer.open(&token, &binding()).unwrap().payload,
+        big.payload
+    );
     let huge = SealInput {
         payload: vec![7; 64 * 1024],
         ..input()
@@ -164,7 +167,10 @@ fn the_system_clock_reads_the_system_time() {
     let before = unix();
     let now = SystemClock.now_unix_seconds();
     let after = unix();
-    assert!((before..=after).contains(&now), "{before} <= {now} <= {after}");
+    assert!(
+        (before..=after).contains(&now),
+        "{before} <= {now} <= {after}"
+    );
 }
 
 #[test]
