@@ -157,6 +157,18 @@ fn the_default_cap_is_64_kib_for_sealing_and_opening() {
 }
 
 #[test]
+fn the_sealer_reports_its_configuration() {
+    let sealer = StateSealer::new(ring(3, 1))
+        .with_ttl(Duration::from_secs(30))
+        .with_max_token_bytes(4096)
+        .with_max_clock_skew(Duration::from_secs(5));
+    assert_eq!(sealer.ttl(), Duration::from_secs(30));
+    assert_eq!(sealer.max_token_bytes(), 4096);
+    assert_eq!(sealer.max_clock_skew(), Duration::from_secs(5));
+    assert_eq!(sealer.keys().sealing_key_id(), KeyId(3));
+}
+
+#[test]
 fn the_system_clock_reads_the_system_time() {
     let unix = || {
         std::time::SystemTime::now()
