@@ -53,6 +53,27 @@ fn loop_carries_accumulator_and_iterator() {
 }
 
 #[test]
+fn a_break_out_of_kept_code_keeps_what_the_loop_exit_reads() {
+    // The loop's only exit is the `break` inside an `if` kept as written, so `after` is
+    // live across the suspension only through that jump.
+    let (cfg, liveness) = lower_tool(quote!({
+        let after = String::from("z");
+        let mut acc = Vec::new();
+        loop {
+            let a = ask!(text("q"));
+            acc.push(a);
+            if acc.len() > n as usize {
+                break;
+            }
+        }
+        format!("{after} {acc:?}")
+    }));
+    let mut stored = stored_names(&cfg, &liveness, 0);
+    stored.sort();
+    assert_eq!(stored, ["acc", "after"]);
+}
+
+#[test]
 fn malformed_input_is_an_error_not_a_panic() {
     for (body, expected) in [
         (quote!({ ask!() }), "needs an input"),
