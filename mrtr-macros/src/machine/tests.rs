@@ -74,6 +74,17 @@ fn a_break_out_of_kept_code_keeps_what_the_loop_exit_reads() {
 }
 
 #[test]
+fn a_suspension_in_statement_position_is_lowered_and_its_answer_dropped() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let kept = String::from("a");
+        ask!(text("q"));
+        kept
+    }));
+    assert_eq!(cfg.sites.len(), 1);
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["kept"]);
+}
+
+#[test]
 fn malformed_input_is_an_error_not_a_panic() {
     for (body, expected) in [
         (quote!({ ask!() }), "needs an input"),
@@ -101,6 +112,14 @@ fn malformed_input_is_an_error_not_a_panic() {
                 println!("{:?}", ask!(text("a")));
             }),
             "inside another macro's arguments (`println!`)",
+        ),
+        (
+            // Hoisting the suspension would call `side()` after the user answered.
+            quote!({
+                let x = combine(side(), ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
         ),
     ] {
         let item = quote!(async fn t() -> String #body);
