@@ -85,6 +85,32 @@ fn a_suspension_in_statement_position_is_lowered_and_its_answer_dropped() {
 }
 
 #[test]
+fn pure_operands_before_a_suspension_are_accepted() {
+    // Evaluating these after the answer instead of before changes nothing observable.
+    let invisible = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(n));
+    for operand in [
+        quote!(n),
+        quote!(1),
+        quote!(-n),
+        quote!(items[n]),
+        quote!(n + 1),
+        quote!((n)),
+        quote!(#invisible),
+        quote!(&n),
+        quote!(pair.0),
+        quote!(n as u64),
+        quote!((n, 1)),
+        quote!([n, 1]),
+    ] {
+        let (cfg, _) = lower_tool(quote!({
+            let x = combine(#operand, ask!(text("a")));
+            x
+        }));
+        assert_eq!(cfg.sites.len(), 1, "{operand}");
+    }
+}
+
+#[test]
 fn malformed_input_is_an_error_not_a_panic() {
     for (body, expected) in [
         (quote!({ ask!() }), "needs an input"),
@@ -117,6 +143,27 @@ fn malformed_input_is_an_error_not_a_panic() {
             // Hoisting the suspension would call `side()` after the user answered.
             quote!({
                 let x = combine(side(), ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
+        ),
+        (
+            quote!({
+                let x = combine(n += 1, ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
+        ),
+        (
+            quote!({
+                let x = combine(items[side()], ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
+        ),
+        (
+            quote!({
+                let x = combine(n + side(), ask!(text("a")));
                 x
             }),
             "this suspension would run before code that comes first in evaluation order",
