@@ -526,6 +526,26 @@ fn loops_over_borrowed_items_store_a_snapshot_and_derive_their_bindings() {
 }
 
 #[test]
+fn borrowed_iterables_are_seen_through_parentheses_and_invisible_groups() {
+    let invisible = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(&files));
+    for iterable in [quote!((&files)), quote!(#invisible), quote!((files.iter()))] {
+        let (cfg, _) = lower_tool(quote!({
+            let files = vec![String::new()];
+            let mut log = Vec::new();
+            for name in #iterable {
+                let answer = ask!(text("q"));
+                log.push(format!("{name}{answer:?}"));
+            }
+            format!("{log:?}")
+        }));
+        assert!(
+            !cfg.derived.is_empty(),
+            "{iterable} borrows: a snapshot loop"
+        );
+    }
+}
+
+#[test]
 fn owned_iterables_keep_ordinary_bindings() {
     let (cfg, liveness) = lower_tool(quote!({
         let files = vec![String::new()];
