@@ -528,7 +528,13 @@ fn loops_over_borrowed_items_store_a_snapshot_and_derive_their_bindings() {
 #[test]
 fn borrowed_iterables_are_seen_through_parentheses_and_invisible_groups() {
     let invisible = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(&files));
-    for iterable in [quote!((&files)), quote!(#invisible), quote!((files.iter()))] {
+    for iterable in [
+        quote!((&files)),
+        quote!(#invisible),
+        quote!((files.iter())),
+        // An owned receiver zipped with a borrowing argument still borrows.
+        quote!(files.clone().into_iter().zip(files.iter())),
+    ] {
         let (cfg, _) = lower_tool(quote!({
             let files = vec![String::new()];
             let mut log = Vec::new();
@@ -543,6 +549,30 @@ fn borrowed_iterables_are_seen_through_parentheses_and_invisible_groups() {
             "{iterable} borrows: a snapshot loop"
         );
     }
+}
+
+#[test]
+fn a_snapshot_stores_only_the_bound_parts_of_each_item() {
+    let out = expand_attribute(
+        Kind::Tool,
+        TokenStream::new(),
+        quote!(
+            async fn t() -> String {
+                let files = vec![String::new()];
+                let mut log = Vec::new();
+                for (i, ((name), _)) in files.iter().zip(files.iter()).enumerate() {
+                    let answer = ask!(text(format!("{i} {name}")));
+                    log.push(format!("{name}{answer:?}"));
+                }
+                format!("{log:?}")
+            }
+        ),
+    )
+    .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    // `i` and `name` are stored; the wildcard is not.
+    assert!(out.contains("__mrtr_part1"), "{out}");
+    assert!(!out.contains("__mrtr_part2"), "{out}");
 }
 
 #[test]
@@ -571,6 +601,19 @@ fn mutable_items_and_mut_snapshot_bindings_are_refused_at_their_tokens() {
                 for x in v.iter_mut() {
                     let _ = ask!(text("q"));
                     *x += 1;
+                }
+                String::new()
+            }),
+            "`&mut` items",
+        ),
+        (
+            // A mutable borrow in a method argument counts too.
+            quote!({
+                let a = vec![1];
+                let mut b = vec![1];
+                for (x, y) in a.into_iter().zip(b.iter_mut()) {
+                    let _ = ask!(text("q"));
+                    *y += x;
                 }
                 String::new()
             }),
