@@ -575,6 +575,66 @@ fn a_snapshot_stores_only_the_bound_parts_of_each_item() {
     assert!(!out.contains("__mrtr_part2"), "{out}");
 }
 
+/// Lowers and analyses `body`, returning the errors (empty when accepted).
+fn analysis_errors(body: TokenStream) -> String {
+    let item: syn::ItemFn = syn::parse2(quote!(async fn t(n: u32) -> String #body)).unwrap();
+    let mut errors = Errors::default();
+    let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
+    let cfg = lower::lower(&function, &mut errors);
+    let liveness = analyze::analyze(&cfg);
+    analyze::check_stored(&cfg, &liveness, &cfg.reachable(), &mut errors);
+    errors
+        .finish()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn bindings_of_a_borrowing_scrutinee_cannot_be_kept_across_a_suspension() {
+    for scrutinee in [
+        quote!(&opt),
+        quote!((&opt)),
+        quote!(map.get(&n)),
+        quote!(items.iter().find(|x| **x > n)),
+    ] {
+        let if_let = analysis_errors(quote!({
+            if let Some(v) = #scrutinee {
+                let a = ask!(text("q"));
+                format!("{v}{a:?}")
+            } else {
+                String::new()
+            }
+        }));
+        assert!(
+            if_let.contains("`v` holds a reference"),
+            "{scrutinee}: {if_let}"
+        );
+        let matched = analysis_errors(quote!({
+            match #scrutinee {
+                Some(v) => {
+                    let a = ask!(text("q"));
+                    format!("{v}{a:?}")
+                }
+                None => String::new(),
+            }
+        }));
+        assert!(
+            matched.contains("`v` holds a reference"),
+            "{scrutinee}: {matched}"
+        );
+    }
+    let owned = analysis_errors(quote!({
+        if let Some(v) = opt.clone() {
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        } else {
+            String::new()
+        }
+    }));
+    assert_eq!(owned, "");
+}
+
 #[test]
 fn owned_iterables_keep_ordinary_bindings() {
     let (cfg, liveness) = lower_tool(quote!({
