@@ -636,6 +636,42 @@ fn bindings_of_a_borrowing_scrutinee_cannot_be_kept_across_a_suspension() {
 }
 
 #[test]
+fn a_local_initialised_with_a_borrow_cannot_be_kept_across_a_suspension() {
+    let invisible = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(&s));
+    for init in [
+        quote!(&s),
+        quote!((&s)),
+        quote!(#invisible),
+        quote!(s.as_str()),
+        quote!(s.as_deref().unwrap_or("none")),
+        quote!(s.as_ref()?),
+        quote!(Cow::Borrowed(&s)),
+        quote!(std::borrow::Cow::Borrowed(&s)),
+    ] {
+        let errors = analysis_errors(quote!({
+            let v = #init;
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        }));
+        assert!(errors.contains("`v` holds a reference"), "{init}: {errors}");
+    }
+    for init in [
+        quote!(s.clone()),
+        quote!(s.to_owned()?),
+        quote!(Cow::Owned(s.clone())),
+        quote!(Borrowed(&s)),
+        quote!(s.len().unwrap_or(0)),
+    ] {
+        let errors = analysis_errors(quote!({
+            let v = #init;
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        }));
+        assert_eq!(errors, "", "{init}");
+    }
+}
+
+#[test]
 fn owned_iterables_keep_ordinary_bindings() {
     let (cfg, liveness) = lower_tool(quote!({
         let files = vec![String::new()];
