@@ -582,7 +582,10 @@ fn analysis_errors(body: TokenStream) -> String {
     let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
     let cfg = lower::lower(&function, &mut errors);
     let liveness = analyze::analyze(&cfg);
-    analyze::check_stored(&cfg, &liveness, &cfg.reachable(), &mut errors);
+    let reachable = cfg.reachable();
+    analyze::check_stored(&cfg, &liveness, &reachable, &mut errors);
+    analyze::check_assigned(&cfg, &liveness, &mut errors);
+    analyze::check_jumps(&cfg, &liveness, &reachable, &mut errors);
     errors
         .finish()
         .err()
@@ -668,6 +671,62 @@ fn a_local_initialised_with_a_borrow_cannot_be_kept_across_a_suspension() {
             format!("{v}{a:?}")
         }));
         assert_eq!(errors, "", "{init}");
+    }
+}
+
+#[test]
+fn shared_handles_and_typed_borrows_cannot_be_kept_across_a_suspension() {
+    let kept = |local: TokenStream| {
+        analysis_errors(quote!({
+            #local
+            let a = ask!(text("q"));
+            format!("{v:?}{a:?}")
+        }))
+    };
+    for local in [
+        quote!(let v = Rc::new(1);),
+        quote!(let v = std::sync::Arc::new(1);),
+        quote!(let v: Rc<u8> = make();),
+        quote!(let v: std::sync::Arc<u8> = make();),
+    ] {
+        let errors = kept(local.clone());
+        assert!(errors.contains("no longer share"), "{local}: {errors}");
+    }
+    for local in [
+        quote!(let v: Cow<'_, str> = make();),
+        quote!(let v: &'a str = make();),
+    ] {
+        let errors = kept(local.clone());
+        assert!(
+            errors.contains("`v` holds a reference"),
+            "{local}: {errors}"
+        );
+    }
+    for local in [
+        quote!(let v = Box::new(1);),
+        quote!(let v: Box<u8> = make();),
+        quote!(let v: &'static str = "text";),
+        quote!(let v: &str = "text";),
+        quote!(let v: Vec<u8> = make();),
+    ] {
+        assert_eq!(kept(local.clone()), "", "{local}");
+    }
+}
+
+#[test]
+fn a_local_assigned_in_every_arm_that_does_not_suspend_is_initialised() {
+    for arms in [
+        quote!(Some(s) => region = s, None => region = String::new(),),
+        quote!(Some(s) => { region = s; } None => { region = String::new(); }),
+    ] {
+        let errors = analysis_errors(quote!({
+            let region;
+            match ask!(text("where")) {
+                #arms
+            }
+            region
+        }));
+        assert_eq!(errors, "", "{arms}");
     }
 }
 
