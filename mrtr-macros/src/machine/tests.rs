@@ -560,7 +560,7 @@ fn a_snapshot_stores_only_the_bound_parts_of_each_item() {
             async fn t() -> String {
                 let files = vec![String::new()];
                 let mut log = Vec::new();
-                for (i, ((name), _)) in files.iter().zip(files.iter()).enumerate() {
+                for ((i, ((name), _))) in files.iter().zip(files.iter()).enumerate() {
                     let answer = ask!(text(format!("{i} {name}")));
                     log.push(format!("{name}{answer:?}"));
                 }
@@ -570,7 +570,7 @@ fn a_snapshot_stores_only_the_bound_parts_of_each_item() {
     )
     .to_string();
     assert!(!out.contains("compile_error"), "{out}");
-    // `i` and `name` are stored; the wildcard is not.
+    // `i` and `name` are stored, through the parentheses; the wildcard is not.
     assert!(out.contains("__mrtr_part1"), "{out}");
     assert!(!out.contains("__mrtr_part2"), "{out}");
 }
