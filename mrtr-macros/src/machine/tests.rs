@@ -111,6 +111,60 @@ fn pure_operands_before_a_suspension_are_accepted() {
 }
 
 #[test]
+fn only_breaks_that_leave_kept_code_become_jumps() {
+    // Each body has exactly one `break` that leaves the code kept as written for the
+    // lowered loop; the others stay inside a loop or labeled block of the kept code.
+    for body in [
+        quote!({
+            loop {
+                let a = ask!(text("q"));
+                for x in 0..3 {
+                    if x == n {
+                        break;
+                    }
+                }
+                if a.is_none() {
+                    break;
+                }
+            }
+            String::new()
+        }),
+        quote!({
+            'outer: loop {
+                let a = ask!(text("q"));
+                for x in 0..3 {
+                    if x == n {
+                        break 'outer;
+                    }
+                }
+                'blk: {
+                    if a.is_none() {
+                        break 'blk;
+                    }
+                }
+            }
+            String::new()
+        }),
+        quote!({
+            #[allow(unused_labels)]
+            'a: loop {
+                let a = ask!(text("q"));
+                'a: loop {
+                    break 'a;
+                }
+                if a.is_none() {
+                    break 'a;
+                }
+            }
+            String::new()
+        }),
+    ] {
+        let (cfg, _) = lower_tool(body.clone());
+        assert_eq!(cfg.jumps.len(), 1, "{body}");
+    }
+}
+
+#[test]
 fn malformed_input_is_an_error_not_a_panic() {
     for (body, expected) in [
         (quote!({ ask!() }), "needs an input"),
