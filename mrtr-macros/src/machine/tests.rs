@@ -130,6 +130,22 @@ fn only_breaks_that_leave_kept_code_become_jumps() {
             String::new()
         }),
         quote!({
+            loop {
+                let a = ask!(text("q"));
+                let mut i = 0;
+                while i < n {
+                    i += 1;
+                    if i == 2 {
+                        break;
+                    }
+                }
+                if a.is_none() {
+                    break;
+                }
+            }
+            String::new()
+        }),
+        quote!({
             'outer: loop {
                 let a = ask!(text("q"));
                 for x in 0..3 {
@@ -161,6 +177,35 @@ fn only_breaks_that_leave_kept_code_become_jumps() {
     ] {
         let (cfg, _) = lower_tool(body.clone());
         assert_eq!(cfg.jumps.len(), 1, "{body}");
+    }
+}
+
+#[test]
+fn a_question_mark_in_a_closure_is_the_closures_own() {
+    let expand = |statement: TokenStream| {
+        expand_attribute(
+            Kind::Tool,
+            TokenStream::new(),
+            quote!(
+                async fn t(n: Option<u32>) -> Result<String, String> {
+                    let a = ask!(text("q"));
+                    #statement
+                    Ok(format!("{a:?}{f:?}"))
+                }
+            ),
+        )
+        .to_string()
+    };
+    // In the body itself, `?` leaves the tool: it goes through the runtime.
+    let direct = expand(quote!(let f = n.ok_or("none")?;));
+    assert!(direct.contains("__mrtr_residual"), "{direct}");
+    for statement in [
+        quote!(let f = (|| -> Option<u32> { Some(n? + 1) })();),
+        quote!(let f = async { n? ; Some(1) };),
+    ] {
+        let out = expand(statement.clone());
+        assert!(!out.contains("compile_error"), "{statement}: {out}");
+        assert!(!out.contains("__mrtr_residual"), "{statement}: {out}");
     }
 }
 
