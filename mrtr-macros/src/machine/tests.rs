@@ -178,6 +178,48 @@ fn only_breaks_that_leave_kept_code_become_jumps() {
         let (cfg, _) = lower_tool(body.clone());
         assert_eq!(cfg.jumps.len(), 1, "{body}");
     }
+    // A `continue` leaves the kept code too; a labeled block that shadows the lowered
+    // loop's label keeps its `break`, even with an unlabeled block inside it.
+    for body in [
+        quote!({
+            loop {
+                let a = ask!(text("q"));
+                if a.is_none() {
+                    continue;
+                }
+                if n > 0 {
+                    break;
+                }
+            }
+            String::new()
+        }),
+        quote!({
+            'a: loop {
+                let a = ask!(text("q"));
+                'a: {
+                    {
+                        let _ = 1;
+                    }
+                    if a.is_none() {
+                        break 'a;
+                    }
+                }
+                if n > 0 {
+                    break;
+                }
+            }
+            String::new()
+        }),
+    ] {
+        let (cfg, _) = lower_tool(body.clone());
+        let targets: Vec<usize> = cfg.jumps.iter().map(|jump| jump.target).collect();
+        let expected = if body.to_string().contains("continue") {
+            2
+        } else {
+            1
+        };
+        assert_eq!(targets.len(), expected, "{body}");
+    }
 }
 
 #[test]
