@@ -831,6 +831,9 @@ fn shared_handles_and_typed_borrows_cannot_be_kept_across_a_suspension() {
         quote!(let v = std::sync::Arc::new(1);),
         quote!(let v: Rc<u8> = make();),
         quote!(let v: std::sync::Arc<u8> = make();),
+        // A clone of a handle, and a method chain rooted at a constructor.
+        quote!(let u: Rc<u8> = make(); drop(u.clone()); let v = u.clone();),
+        quote!(let v = Rc::new(1).into_handle();),
     ] {
         let errors = kept(local.clone());
         assert!(errors.contains("no longer share"), "{local}: {errors}");
@@ -851,6 +854,8 @@ fn shared_handles_and_typed_borrows_cannot_be_kept_across_a_suspension() {
         quote!(let v: &'static str = "text";),
         quote!(let v: &str = "text";),
         quote!(let v: Vec<u8> = make();),
+        quote!(let u = vec![1]; let v = u.clone();),
+        quote!(let u: Rc<u8> = make(); let v = u.clone_into_vec(); drop(u);),
     ] {
         assert_eq!(kept(local.clone()), "", "{local}");
     }
