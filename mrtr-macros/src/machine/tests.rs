@@ -53,6 +53,207 @@ fn loop_carries_accumulator_and_iterator() {
 }
 
 #[test]
+fn a_break_out_of_kept_code_keeps_what_the_loop_exit_reads() {
+    // The loop's only exit is the `break` inside an `if` kept as written, so `after` is
+    // live across the suspension only through that jump.
+    let (cfg, liveness) = lower_tool(quote!({
+        let after = String::from("z");
+        let mut acc = Vec::new();
+        loop {
+            let a = ask!(text("q"));
+            acc.push(a);
+            if acc.len() > n as usize {
+                break;
+            }
+        }
+        format!("{after} {acc:?}")
+    }));
+    let mut stored = stored_names(&cfg, &liveness, 0);
+    stored.sort();
+    assert_eq!(stored, ["acc", "after"]);
+}
+
+#[test]
+fn a_suspension_in_statement_position_is_lowered_and_its_answer_dropped() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let kept = String::from("a");
+        ask!(text("q"));
+        kept
+    }));
+    assert_eq!(cfg.sites.len(), 1);
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["kept"]);
+}
+
+#[test]
+fn pure_operands_before_a_suspension_are_accepted() {
+    // Evaluating these after the answer instead of before changes nothing observable.
+    let invisible = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(n));
+    for operand in [
+        quote!(n),
+        quote!(1),
+        quote!(-n),
+        quote!(items[n]),
+        quote!(n + 1),
+        quote!((n)),
+        quote!(#invisible),
+        quote!(&n),
+        quote!(pair.0),
+        quote!(n as u64),
+        quote!((n, 1)),
+        quote!([n, 1]),
+    ] {
+        let (cfg, _) = lower_tool(quote!({
+            let x = combine(#operand, ask!(text("a")));
+            x
+        }));
+        assert_eq!(cfg.sites.len(), 1, "{operand}");
+    }
+}
+
+#[test]
+fn only_breaks_that_leave_kept_code_become_jumps() {
+    // Each body has exactly one `break` that leaves the code kept as written for the
+    // lowered loop; the others stay inside a loop or labeled block of the kept code.
+    for body in [
+        quote!({
+            loop {
+                let a = ask!(text("q"));
+                for x in 0..3 {
+                    if x == n {
+                        break;
+                    }
+                }
+                if a.is_none() {
+                    break;
+                }
+            }
+            String::new()
+        }),
+        quote!({
+            loop {
+                let a = ask!(text("q"));
+                let mut i = 0;
+                while i < n {
+                    i += 1;
+                    if i == 2 {
+                        break;
+                    }
+                }
+                if a.is_none() {
+                    break;
+                }
+            }
+            String::new()
+        }),
+        quote!({
+            'outer: loop {
+                let a = ask!(text("q"));
+                for x in 0..3 {
+                    if x == n {
+                        break 'outer;
+                    }
+                }
+                'blk: {
+                    if a.is_none() {
+                        break 'blk;
+                    }
+                }
+            }
+            String::new()
+        }),
+        quote!({
+            #[allow(unused_labels)]
+            'a: loop {
+                let a = ask!(text("q"));
+                'a: loop {
+                    break 'a;
+                }
+                if a.is_none() {
+                    break 'a;
+                }
+            }
+            String::new()
+        }),
+    ] {
+        let (cfg, _) = lower_tool(body.clone());
+        assert_eq!(cfg.jumps.len(), 1, "{body}");
+    }
+    // A `continue` leaves the kept code too; a labeled block that shadows the lowered
+    // loop's label keeps its `break`, even with an unlabeled block inside it.
+    for body in [
+        quote!({
+            loop {
+                let a = ask!(text("q"));
+                if a.is_none() {
+                    continue;
+                }
+                if n > 0 {
+                    break;
+                }
+            }
+            String::new()
+        }),
+        quote!({
+            'a: loop {
+                let a = ask!(text("q"));
+                'a: {
+                    {
+                        let _ = 1;
+                    }
+                    if a.is_none() {
+                        break 'a;
+                    }
+                }
+                if n > 0 {
+                    break;
+                }
+            }
+            String::new()
+        }),
+    ] {
+        let (cfg, _) = lower_tool(body.clone());
+        let expected = if body.to_string().contains("continue") {
+            2
+        } else {
+            1
+        };
+        assert_eq!(cfg.jumps.len(), expected, "{body}");
+    }
+}
+
+#[test]
+fn a_question_mark_in_a_closure_is_the_closures_own() {
+    let expand = |statement: TokenStream| {
+        expand_attribute(
+            Kind::Tool,
+            TokenStream::new(),
+            quote!(
+                async fn t(n: Option<u32>) -> Result<String, String> {
+                    let a = ask!(text("q"));
+                    #statement
+                    Ok(format!("{a:?}{f:?}"))
+                }
+            ),
+        )
+        .to_string()
+    };
+    // In the body itself, `?` leaves the tool: it goes through the runtime.
+    let direct = expand(quote!(let f = n.ok_or("none")?;));
+    assert!(direct.contains("__mrtr_residual"), "{direct}");
+    // So does a `?` in a format-like macro's arguments.
+    let in_macro = expand(quote!(let f = format!("{}", n.ok_or("none")?);));
+    assert!(in_macro.contains("__mrtr_residual"), "{in_macro}");
+    for statement in [
+        quote!(let f = (|| -> Option<u32> { Some(n? + 1) })();),
+        quote!(let f = async { n? ; Some(1) };),
+    ] {
+        let out = expand(statement.clone());
+        assert!(!out.contains("compile_error"), "{statement}: {out}");
+        assert!(!out.contains("__mrtr_residual"), "{statement}: {out}");
+    }
+}
+
+#[test]
 fn malformed_input_is_an_error_not_a_panic() {
     for (body, expected) in [
         (quote!({ ask!() }), "needs an input"),
@@ -80,6 +281,35 @@ fn malformed_input_is_an_error_not_a_panic() {
                 println!("{:?}", ask!(text("a")));
             }),
             "inside another macro's arguments (`println!`)",
+        ),
+        (
+            // Hoisting the suspension would call `side()` after the user answered.
+            quote!({
+                let x = combine(side(), ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
+        ),
+        (
+            quote!({
+                let x = combine(n += 1, ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
+        ),
+        (
+            quote!({
+                let x = combine(items[side()], ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
+        ),
+        (
+            quote!({
+                let x = combine(n + side(), ask!(text("a")));
+                x
+            }),
+            "this suspension would run before code that comes first in evaluation order",
         ),
     ] {
         let item = quote!(async fn t() -> String #body);
@@ -439,6 +669,216 @@ fn loops_over_borrowed_items_store_a_snapshot_and_derive_their_bindings() {
 }
 
 #[test]
+fn borrowed_iterables_are_seen_through_parentheses_and_invisible_groups() {
+    let invisible = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(&files));
+    for iterable in [
+        quote!((&files)),
+        quote!(#invisible),
+        quote!((files.iter())),
+        // An owned receiver zipped with a borrowing argument still borrows.
+        quote!(files.clone().into_iter().zip(files.iter())),
+    ] {
+        let (cfg, _) = lower_tool(quote!({
+            let files = vec![String::new()];
+            let mut log = Vec::new();
+            for name in #iterable {
+                let answer = ask!(text("q"));
+                log.push(format!("{name}{answer:?}"));
+            }
+            format!("{log:?}")
+        }));
+        assert!(
+            !cfg.derived.is_empty(),
+            "{iterable} borrows: a snapshot loop"
+        );
+    }
+}
+
+#[test]
+fn a_snapshot_stores_only_the_bound_parts_of_each_item() {
+    let out = expand_attribute(
+        Kind::Tool,
+        TokenStream::new(),
+        quote!(
+            async fn t() -> String {
+                let files = vec![String::new()];
+                let mut log = Vec::new();
+                for ((i, ((name), _))) in files.iter().zip(files.iter()).enumerate() {
+                    let answer = ask!(text(format!("{i} {name}")));
+                    log.push(format!("{name}{answer:?}"));
+                }
+                format!("{log:?}")
+            }
+        ),
+    )
+    .to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    // `i` and `name` are stored, through the parentheses; the wildcard is not.
+    assert!(out.contains("__mrtr_part1"), "{out}");
+    assert!(!out.contains("__mrtr_part2"), "{out}");
+}
+
+/// Lowers and analyses `body`, returning the errors (empty when accepted).
+fn analysis_errors(body: TokenStream) -> String {
+    let item: syn::ItemFn = syn::parse2(quote!(async fn t(n: u32) -> String #body)).unwrap();
+    let mut errors = Errors::default();
+    let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
+    let cfg = lower::lower(&function, &mut errors);
+    let liveness = analyze::analyze(&cfg);
+    let reachable = cfg.reachable();
+    analyze::check_stored(&cfg, &liveness, &reachable, &mut errors);
+    analyze::check_assigned(&cfg, &liveness, &mut errors);
+    analyze::check_jumps(&cfg, &liveness, &reachable, &mut errors);
+    errors
+        .finish()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn bindings_of_a_borrowing_scrutinee_cannot_be_kept_across_a_suspension() {
+    for scrutinee in [
+        quote!(&opt),
+        quote!((&opt)),
+        quote!(map.get(&n)),
+        quote!(items.iter().find(|x| **x > n)),
+    ] {
+        let if_let = analysis_errors(quote!({
+            if let Some(v) = #scrutinee {
+                let a = ask!(text("q"));
+                format!("{v}{a:?}")
+            } else {
+                String::new()
+            }
+        }));
+        assert!(
+            if_let.contains("`v` holds a reference"),
+            "{scrutinee}: {if_let}"
+        );
+        let matched = analysis_errors(quote!({
+            match #scrutinee {
+                Some(v) => {
+                    let a = ask!(text("q"));
+                    format!("{v}{a:?}")
+                }
+                None => String::new(),
+            }
+        }));
+        assert!(
+            matched.contains("`v` holds a reference"),
+            "{scrutinee}: {matched}"
+        );
+    }
+    let owned = analysis_errors(quote!({
+        if let Some(v) = opt.clone() {
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        } else {
+            String::new()
+        }
+    }));
+    assert_eq!(owned, "");
+}
+
+#[test]
+fn a_local_initialised_with_a_borrow_cannot_be_kept_across_a_suspension() {
+    let invisible = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(&s));
+    for init in [
+        quote!(&s),
+        quote!((&s)),
+        quote!(#invisible),
+        quote!(s.as_str()),
+        quote!(s.as_deref().unwrap_or("none")),
+        quote!(s.as_ref()?),
+        quote!(Cow::Borrowed(&s)),
+        quote!(std::borrow::Cow::Borrowed(&s)),
+    ] {
+        let errors = analysis_errors(quote!({
+            let v = #init;
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        }));
+        assert!(errors.contains("`v` holds a reference"), "{init}: {errors}");
+    }
+    for init in [
+        quote!(s.clone()),
+        quote!(s.to_owned()?),
+        quote!(Cow::Owned(s.clone())),
+        quote!(Borrowed(&s)),
+        quote!(s.len().unwrap_or(0)),
+    ] {
+        let errors = analysis_errors(quote!({
+            let v = #init;
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        }));
+        assert_eq!(errors, "", "{init}");
+    }
+}
+
+#[test]
+fn shared_handles_and_typed_borrows_cannot_be_kept_across_a_suspension() {
+    let kept = |local: TokenStream| {
+        analysis_errors(quote!({
+            #local
+            let a = ask!(text("q"));
+            format!("{v:?}{a:?}")
+        }))
+    };
+    for local in [
+        quote!(let v = Rc::new(1);),
+        quote!(let v = std::sync::Arc::new(1);),
+        quote!(let v: Rc<u8> = make();),
+        quote!(let v: std::sync::Arc<u8> = make();),
+        // A clone of a handle, and a method chain rooted at a constructor.
+        quote!(let u: Rc<u8> = make(); drop(u.clone()); let v = u.clone();),
+        quote!(let v = Rc::new(1).into_handle();),
+    ] {
+        let errors = kept(local.clone());
+        assert!(errors.contains("no longer share"), "{local}: {errors}");
+    }
+    for local in [
+        quote!(let v: Cow<'_, str> = make();),
+        quote!(let v: &'a str = make();),
+    ] {
+        let errors = kept(local.clone());
+        assert!(
+            errors.contains("`v` holds a reference"),
+            "{local}: {errors}"
+        );
+    }
+    for local in [
+        quote!(let v = Box::new(1);),
+        quote!(let v: Box<u8> = make();),
+        quote!(let v: &'static str = "text";),
+        quote!(let v: &str = "text";),
+        quote!(let v: Vec<u8> = make();),
+        quote!(let u = vec![1]; let v = u.clone();),
+        quote!(let u: Rc<u8> = make(); let v = u.clone_into_vec(); drop(u);),
+    ] {
+        assert_eq!(kept(local.clone()), "", "{local}");
+    }
+}
+
+#[test]
+fn a_local_assigned_in_every_arm_that_does_not_suspend_is_initialised() {
+    for arms in [
+        quote!(Some(s) => region = s, None => region = String::new(),),
+        quote!(Some(s) => { region = s; } None => { region = String::new(); }),
+    ] {
+        let errors = analysis_errors(quote!({
+            let region;
+            match ask!(text("where")) {
+                #arms
+            }
+            region
+        }));
+        assert_eq!(errors, "", "{arms}");
+    }
+}
+
+#[test]
 fn owned_iterables_keep_ordinary_bindings() {
     let (cfg, liveness) = lower_tool(quote!({
         let files = vec![String::new()];
@@ -464,6 +904,19 @@ fn mutable_items_and_mut_snapshot_bindings_are_refused_at_their_tokens() {
                 for x in v.iter_mut() {
                     let _ = ask!(text("q"));
                     *x += 1;
+                }
+                String::new()
+            }),
+            "`&mut` items",
+        ),
+        (
+            // A mutable borrow in a method argument counts too.
+            quote!({
+                let a = vec![1];
+                let mut b = vec![1];
+                for (x, y) in a.into_iter().zip(b.iter_mut()) {
+                    let _ = ask!(text("q"));
+                    *y += x;
                 }
                 String::new()
             }),

@@ -204,6 +204,19 @@ mod tests {
     }
 
     #[test]
+    fn methods_display_and_parse_as_their_json_rpc_names() {
+        for (method, name) in [
+            (BoundMethod::ToolsCall, "tools/call"),
+            (BoundMethod::PromptsGet, "prompts/get"),
+            (BoundMethod::ResourcesRead, "resources/read"),
+        ] {
+            assert_eq!(method.to_string(), name);
+            assert_eq!(name.parse::<BoundMethod>(), Ok(method));
+        }
+        assert_eq!("tools/list".parse::<BoundMethod>(), Err(UnknownMethod));
+    }
+
+    #[test]
     fn canonical_json_sorts_keys_recursively_and_is_compact() {
         let value = json!({
             "zeta": {"y": 1, "x": [ {"b": 2, "a": 1} ]},

@@ -534,6 +534,21 @@ mod tests {
                 },
             ),
             (
+                // `-` and `_` are base64url too: a length problem, not bad base64.
+                "1:ab-cd".to_owned(),
+                KeyRingError::WrongKeyTextLength {
+                    entry: Some(1),
+                    chars: 5,
+                },
+            ),
+            (
+                "1:ab_cd".to_owned(),
+                KeyRingError::WrongKeyTextLength {
+                    entry: Some(1),
+                    chars: 5,
+                },
+            ),
+            (
                 format!("1:{good},1:{}", key_text(2)),
                 KeyRingError::DuplicateKeyId { kid: KeyId(1) },
             ),
@@ -545,6 +560,28 @@ mod tests {
                 "input {input:?}"
             );
         }
+    }
+
+    #[test]
+    fn messages_name_the_entry_and_the_key_id() {
+        let good = key_text(1);
+        assert_eq!(
+            KeyRing::parse(&format!("1:{good},2:AAAA"))
+                .unwrap_err()
+                .to_string(),
+            "MRTR_KEYS entry 2: the key decodes to 3 bytes; it must be exactly 32 bytes \
+             (43 base64url characters)"
+        );
+        assert_eq!(
+            SecretKey::from_base64url("AAAA").unwrap_err().to_string(),
+            "the key decodes to 3 bytes; it must be exactly 32 bytes (43 base64url characters)"
+        );
+        assert_eq!(
+            KeyRing::parse(&format!("258:{good},258:{good}"))
+                .unwrap_err()
+                .to_string(),
+            "key id 258 appears more than once; every key needs its own id"
+        );
     }
 
     #[test]

@@ -132,6 +132,60 @@ fn seal_refuses_states_over_the_cap_with_the_exact_size() {
 }
 
 #[test]
+fn the_default_cap_is_64_kib_for_sealing_and_opening() {
+    let clock = Arc::new(ManualClock::new(NOW));
+    let sealer = sealer_at(ring(1, 1), &clock);
+    // About 48 KiB once sealed: well inside the default cap.
+    let big = SealInput {
+        payload: vec![7; 36 * 1024],
+        ..input()
+    };
+    let token = sealer.seal(&binding(), big.clone()).unwrap();
+    assert!(token.len() > 40 * 1024, "{}", token.len());
+    assert_eq!(
+        sealer.open(&token, &binding()).unwrap().payload,
+        big.payload
+    );
+    let huge = SealInput {
+        payload: vec![7; 64 * 1024],
+        ..input()
+    };
+    match sealer.seal(&binding(), huge) {
+        Err(SealError::TooLarge { limit, .. }) => assert_eq!(limit, 65_536),
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_sealer_reports_its_configuration() {
+    let sealer = StateSealer::new(ring(3, 1))
+        .with_ttl(Duration::from_secs(30))
+        .with_max_token_bytes(4096)
+        .with_max_clock_skew(Duration::from_secs(5));
+    assert_eq!(sealer.ttl(), Duration::from_secs(30));
+    assert_eq!(sealer.max_token_bytes(), 4096);
+    assert_eq!(sealer.max_clock_skew(), Duration::from_secs(5));
+    assert_eq!(sealer.keys().sealing_key_id(), KeyId(3));
+}
+
+#[test]
+fn the_system_clock_reads_the_system_time() {
+    let unix = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let before = unix();
+    let now = SystemClock.now_unix_seconds();
+    let after = unix();
+    assert!(
+        (before..=after).contains(&now),
+        "{before} <= {now} <= {after}"
+    );
+}
+
+#[test]
 fn predicted_size_matches_actual_size_for_every_remainder() {
     let clock = Arc::new(ManualClock::new(NOW));
     let sealer = sealer_at(ring(1, 1), &clock);
