@@ -85,8 +85,15 @@ pub struct LoadReport {
     pub server_cpu_us_per_flow: Option<f64>,
     /// Server CPU time over the measured flows, in microseconds.
     pub server_cpu_us_total: Option<u64>,
+    /// Of [`Self::server_cpu_us_per_flow`], the part in user mode.
+    pub server_user_us_per_flow: Option<f64>,
+    /// Of [`Self::server_cpu_us_per_flow`], the part in the kernel.
+    pub server_system_us_per_flow: Option<f64>,
     /// The server's peak resident set size since it started, in KiB.
     pub server_peak_rss_kib: Option<u64>,
+    /// The anonymous part of the server's resident set after the measured flows (`RssAnon`:
+    /// heap and stacks; the peak also counts the program's code pages it touched), in KiB.
+    pub server_rss_anon_kib: Option<u64>,
     /// Wall-clock time of the measured flows, in seconds (for reading only).
     pub wall_seconds: f64,
 }
@@ -211,14 +218,24 @@ pub async fn run(config: &LoadConfig) -> std::io::Result<LoadReport> {
         .build()
         .map_err(std::io::Error::other)?;
     let warmup = run_batch(&client, config, config.warmup).await;
-    let cpu_before = config.server_pid.map(proc_stats::cpu_micros).transpose()?;
+    let cpu_before = config
+        .server_pid
+        .map(proc_stats::cpu_split_micros)
+        .transpose()?;
     let started = Instant::now();
     let measured = run_batch(&client, config, config.flows).await;
     let wall_seconds = started.elapsed().as_secs_f64();
-    let cpu_after = config.server_pid.map(proc_stats::cpu_micros).transpose()?;
+    let cpu_after = config
+        .server_pid
+        .map(proc_stats::cpu_split_micros)
+        .transpose()?;
     let server_peak_rss_kib = config
         .server_pid
         .map(proc_stats::peak_rss_kib)
+        .transpose()?;
+    let server_rss_anon_kib = config
+        .server_pid
+        .map(proc_stats::rss_anon_kib)
         .transpose()?;
 
     let failures: Vec<String> = warmup
@@ -245,9 +262,15 @@ pub async fn run(config: &LoadConfig) -> std::io::Result<LoadReport> {
             )
         })
         .collect();
-    let server_cpu_us_total = cpu_before
+    let spent = cpu_before
         .zip(cpu_after)
-        .map(|(before, after)| after - before);
+        .map(|(before, after)| (after.0 - before.0, after.1 - before.1));
+    let server_cpu_us_total = spent.map(|(user, system)| user + system);
+    let per_flow = |total: Option<u64>| {
+        total
+            .filter(|_| !verified.is_empty())
+            .map(|total| total as f64 / verified.len() as f64)
+    };
     Ok(LoadReport {
         scenario: config.scenario.to_string(),
         concurrency: config.concurrency,
@@ -263,11 +286,12 @@ pub async fn run(config: &LoadConfig) -> std::io::Result<LoadReport> {
                 .collect(),
         ),
         state_bytes_by_round,
-        server_cpu_us_per_flow: server_cpu_us_total
-            .filter(|_| !verified.is_empty())
-            .map(|total| total as f64 / verified.len() as f64),
+        server_cpu_us_per_flow: per_flow(server_cpu_us_total),
+        server_user_us_per_flow: per_flow(spent.map(|(user, _)| user)),
+        server_system_us_per_flow: per_flow(spent.map(|(_, system)| system)),
         server_cpu_us_total,
         server_peak_rss_kib,
+        server_rss_anon_kib,
         wall_seconds,
     })
 }

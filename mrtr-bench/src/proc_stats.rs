@@ -21,6 +21,41 @@ pub fn cpu_micros(pid: u32) -> io::Result<u64> {
         })
 }
 
+/// CPU time `pid` has used so far in user mode and in the kernel, in microseconds.
+///
+/// ```
+/// let (user, system) = mrtr_bench::proc_stats::cpu_split_micros(std::process::id()).unwrap();
+/// assert_eq!(user + system, mrtr_bench::proc_stats::cpu_micros(std::process::id()).unwrap().max(user + system));
+/// ```
+pub fn cpu_split_micros(pid: u32) -> io::Result<(u64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let per_tick = 1_000_000 / clock_ticks_per_second();
+    parse_cpu_split(&stat)
+        .map(|(user, system)| (user * per_tick, system * per_tick))
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("unreadable /proc/{pid}/stat"),
+            )
+        })
+}
+
+/// The anonymous part of `pid`'s resident set (`RssAnon`: heap and stacks, not the mapped
+/// program text), in KiB, now.
+///
+/// ```
+/// assert!(mrtr_bench::proc_stats::rss_anon_kib(std::process::id()).unwrap() > 0);
+/// ```
+pub fn rss_anon_kib(pid: u32) -> io::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status_kib(&status, "RssAnon:").ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("no RssAnon in /proc/{pid}/status"),
+        )
+    })
+}
+
 /// The peak resident set size of `pid` (`VmHWM`), in KiB.
 ///
 /// ```
@@ -39,16 +74,25 @@ pub fn peak_rss_kib(pid: u32) -> io::Result<u64> {
 /// `utime + stime` in clock ticks. The command name (field 2) may hold spaces and
 /// parentheses, so fields are counted after its closing parenthesis.
 fn parse_cpu_ticks(stat: &str) -> Option<u64> {
+    parse_cpu_split(stat).map(|(user, system)| user + system)
+}
+
+/// `(utime, stime)` in clock ticks.
+fn parse_cpu_split(stat: &str) -> Option<(u64, u64)> {
     let (_, after_name) = stat.rsplit_once(')')?;
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some(utime + stime)
+    Some((utime, stime))
 }
 
 fn parse_peak_rss(status: &str) -> Option<u64> {
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    status_kib(status, "VmHWM:")
+}
+
+fn status_kib(status: &str, field: &str) -> Option<u64> {
+    let line = status.lines().find(|line| line.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
@@ -68,6 +112,7 @@ mod tests {
         let stat = "42 (a) b (c)) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 5 1000 50";
         assert_eq!(parse_cpu_ticks(stat), Some(10));
         assert_eq!(parse_cpu_ticks("42 (short) S 1"), None);
+        assert_eq!(parse_cpu_split(stat), Some((7, 3)));
     }
 
     #[test]
@@ -75,5 +120,7 @@ mod tests {
         let status = "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t  1234 kB\nVmRSS:\t 1000 kB\n";
         assert_eq!(parse_peak_rss(status), Some(1234));
         assert_eq!(parse_peak_rss("Name:\tx\n"), None);
+        let status = "VmHWM:\t  1234 kB\nRssAnon:\t  1852 kB\nRssFile:\t  8344 kB\n";
+        assert_eq!(status_kib(status, "RssAnon:"), Some(1852));
     }
 }

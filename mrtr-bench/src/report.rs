@@ -16,6 +16,8 @@ struct LoadLine {
     server_cpu_us_per_flow: Option<f64>,
     state_bytes_median: Option<usize>,
     server_peak_rss_kib: Option<u64>,
+    #[serde(default)]
+    server_rss_anon_kib: Option<u64>,
 }
 
 /// One callgrind count, written by `scripts/bench-vs-rmcp --callgrind`.
@@ -61,11 +63,11 @@ pub fn render(lines: impl IntoIterator<Item = Value>) -> Result<String, String> 
 fn render_loads(lines: &[LoadLine], out: &mut String) {
     let _ = writeln!(
         out,
-        "| scenario | concurrency | HTTP requests/flow | mrtr CPU-µs/flow (median, range) | rmcp CPU-µs/flow | ratio | mrtr requestState B/round (median) | rmcp | difference | mrtr peak RSS KiB | rmcp peak RSS KiB |"
+        "| scenario | concurrency | HTTP requests/flow | mrtr CPU-µs/flow (median, range) | rmcp CPU-µs/flow | ratio | mrtr requestState B/round (median) | rmcp | difference | mrtr peak RSS KiB | rmcp peak RSS KiB | mrtr anon RSS KiB | rmcp anon RSS KiB |"
     );
     let _ = writeln!(
         out,
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let prod = lines.iter().any(|line| line.label == "mrtr-prod");
     for (scenario, concurrency) in groups(lines) {
@@ -105,11 +107,18 @@ fn render_loads(lines: &[LoadLine], out: &mut String) {
                     .collect(),
             )
         };
+        let anon = |runs: &[&LoadLine]| {
+            median_f64(
+                runs.iter()
+                    .filter_map(|l| l.server_rss_anon_kib.map(|k| k as f64))
+                    .collect(),
+            )
+        };
         let (mrtr_cpu, rmcp_cpu) = (cpu(&mrtr), cpu(&rmcp));
         let (mrtr_state, rmcp_state) = (state(&mrtr), state(&rmcp));
         let _ = writeln!(
             out,
-            "| {scenario} | {concurrency} | {requests} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {scenario} | {concurrency} | {requests} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             with_range(
                 mrtr_cpu,
                 &mrtr
@@ -132,6 +141,8 @@ fn render_loads(lines: &[LoadLine], out: &mut String) {
                 .map_or("–".into(), |(m, r)| format!("{:+.0}", m - r)),
             number(rss(&mrtr)),
             number(rss(&rmcp)),
+            number(anon(&mrtr)),
+            number(anon(&rmcp)),
         );
     }
     if prod {
