@@ -97,12 +97,7 @@ pub(crate) fn run_stages(
     if !errors.is_empty() {
         return Staged::Refused(Box::new(function), errors);
     }
-    let cfg = lower::lower(&function, &mut errors);
-    let liveness = analyze::analyze(&cfg);
-    let reachable = cfg.reachable();
-    analyze::check_stored(&cfg, &liveness, &reachable, &mut errors);
-    analyze::check_assigned(&cfg, &liveness, &mut errors);
-    analyze::check_jumps(&cfg, &liveness, &reachable, &mut errors);
+    let (cfg, liveness) = lower_and_analyze(&function, &mut errors);
     if !errors.is_empty() {
         return Staged::Refused(Box::new(function), errors);
     }
@@ -119,6 +114,22 @@ pub(crate) fn run_stages(
             .as_deref(),
     );
     Staged::Expanded(expand::expand(&function, &cfg, &liveness, fingerprint))
+}
+
+/// Lowers `function` to its control-flow graph and runs every analysis on it, adding what
+/// they refuse (locals that cannot be stored, read before assignment, or jumped over) to
+/// `errors`.
+pub(crate) fn lower_and_analyze(
+    function: &parse::MachineFn,
+    errors: &mut Errors,
+) -> (cfg::Cfg, analyze::Liveness) {
+    let cfg = lower::lower(function, errors);
+    let liveness = analyze::analyze(&cfg);
+    let reachable = cfg.reachable();
+    analyze::check_stored(&cfg, &liveness, &reachable, errors);
+    analyze::check_assigned(&cfg, &liveness, errors);
+    analyze::check_jumps(&cfg, &liveness, &reachable, errors);
+    (cfg, liveness)
 }
 
 fn with_errors(function: &parse::MachineFn, errors: Errors) -> TokenStream {

@@ -723,12 +723,7 @@ fn analysis_errors(body: TokenStream) -> String {
     let item: syn::ItemFn = syn::parse2(quote!(async fn t(n: u32) -> String #body)).unwrap();
     let mut errors = Errors::default();
     let function = parse::parse_fn(Kind::Tool, Default::default(), item, &mut errors);
-    let cfg = lower::lower(&function, &mut errors);
-    let liveness = analyze::analyze(&cfg);
-    let reachable = cfg.reachable();
-    analyze::check_stored(&cfg, &liveness, &reachable, &mut errors);
-    analyze::check_assigned(&cfg, &liveness, &mut errors);
-    analyze::check_jumps(&cfg, &liveness, &reachable, &mut errors);
+    super::lower_and_analyze(&function, &mut errors);
     errors
         .finish()
         .err()
