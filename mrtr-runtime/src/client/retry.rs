@@ -23,9 +23,12 @@ use serde_json::Value;
 ///   `-32051` round ledger unavailable).
 ///
 /// Never retried: any other JSON-RPC error (such as `-32602`), and a **first call** (no
-/// `requestState` yet) that may have reached a server, unless
-/// [`retry_first_calls`](Self::retry_first_calls) is on — then the code a tool runs before
-/// its first question may run again.
+/// `requestState` yet) that may have reached a server — anything but a refused connection
+/// or an error the server marked retryable — unless
+/// [`retry_first_calls`](Self::retry_first_calls) is on; then the code a tool runs before
+/// its first question may run again. A client whose connection has stopped (a child
+/// process that exited) is not retried either: resume the returned
+/// [`PendingCall`](super::PendingCall) on a new connection.
 ///
 /// ```
 /// use std::time::Duration;
@@ -204,6 +207,7 @@ impl std::fmt::Display for RetryReason {
 }
 
 /// The statuses a proxy answers when its upstream is down or restarting.
+#[cfg(feature = "client-http")]
 const RETRYABLE_HTTP_STATUSES: [u16; 3] = [502, 503, 504];
 
 /// Which retryable failure `error` is, or `None` when it must not be retried.
