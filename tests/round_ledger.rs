@@ -266,6 +266,35 @@ async fn memory_ledger_keeps_the_contract() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_round_keeps_its_lease_past_the_lease_time() {
+    // The charging round takes 150 ms, the lease is 60 ms: only renewals keep the waiting
+    // presentations from taking the round over and charging again.
+    let bank = Arc::new(Bank::default());
+    let server = builder(&bank, "a")
+        .tool(pay)
+        .round_ledger(MemoryLedger::new())
+        .round_lease(Duration::from_millis(60))
+        .build()
+        .unwrap();
+    let url = serve(server).await;
+    let round = charging_round(&url).await;
+    let presentations = (0..4).map(|_| {
+        let (url, round) = (url.clone(), round.clone());
+        tokio::spawn(async move { call(&url, round).await })
+    });
+    let answers: Vec<Value> = futures::future::join_all(presentations)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(bank.charged.load(Ordering::SeqCst), 1);
+    assert!(
+        answers.iter().all(|answer| *answer == answers[0]),
+        "{answers:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_ledger_a_presented_again_round_runs_again() {
     // The control: what the ledger prevents.
     let bank = Arc::new(Bank::default());

@@ -323,7 +323,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `crate`",
+                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `rounds`, `crate`",
                 "`compat` takes a string literal, e.g. `compat = \"...\"`",
                 "expected `key = \"value\"` in #[mrtr::tool(..)]",
                 "`name` is given twice",

@@ -1,6 +1,7 @@
 //! The server's side of the ledger: claim a round before it runs, keep its lease while it
 //! runs, record its outcome, and answer duplicates.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -119,26 +120,28 @@ impl Rounds {
 
     /// Runs `work` while renewing `held`'s lease every third of it.
     pub(crate) async fn renewing<F: Future>(&self, held: &Held, work: F) -> F::Output {
-        let renew = async {
-            loop {
-                tokio::time::sleep(self.lease / 3).await;
-                match self.ledger.renew(&held.round, held.owner, self.lease).await {
-                    Ok(true) => self.reachable(),
-                    Ok(false) => {
-                        self.reachable();
-                        tracing::warn!(round = %held.round, "lost the lease of a running round; another request may run it too");
-                        // Nothing to hold any more: wait for the work.
-                        std::future::pending::<()>().await;
-                    }
-                    Err(error) => self.unreachable(&error),
-                }
-            }
-        };
-        tokio::pin!(work);
-        tokio::pin!(renew);
-        match futures::future::select(work, renew).await {
+        let work = std::pin::pin!(work);
+        let lease = std::pin::pin!(self.keep_lease(held));
+        match futures::future::select(work, lease).await {
             futures::future::Either::Left((output, _)) => output,
-            futures::future::Either::Right(((), _)) => unreachable!("the renewal loop never ends"),
+            futures::future::Either::Right((never, _)) => match never {},
+        }
+    }
+
+    /// Renews `held`'s lease every third of it, for as long as it is polled.
+    async fn keep_lease(&self, held: &Held) -> Infallible {
+        loop {
+            tokio::time::sleep(self.lease / 3).await;
+            match self.ledger.renew(&held.round, held.owner, self.lease).await {
+                Ok(true) => self.reachable(),
+                Ok(false) => {
+                    self.reachable();
+                    tracing::warn!(round = %held.round, "lost the lease of a running round; another request may run it too");
+                    // Nothing to hold any more: the work goes on alone.
+                    return std::future::pending().await;
+                }
+                Err(error) => self.unreachable(&error),
+            }
         }
     }
 
