@@ -123,10 +123,7 @@ pub struct Node {
 impl Node {
     /// Opens (creating it if needed) the effects file for appending.
     pub fn open(instance: &str, variant: u8, effects: &Path) -> std::io::Result<Node> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(effects)?;
+        let file = OpenOptions::new().create(true).append(true).open(effects)?;
         Ok(Node {
             instance: instance.into(),
             variant,

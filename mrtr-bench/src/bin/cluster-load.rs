@@ -4,8 +4,8 @@
 //! ```sh
 //! cluster-load run --url http://127.0.0.1:18080/mcp --flows 1000 --concurrency 32 --prefix a
 //! cluster-load replay --url-a http://127.0.0.1:18081/mcp --url-b http://127.0.0.1:18082/mcp \
-//!     --effects run/effects.log --prefix b
-//! cluster-load effects --file run/effects.log --prefix a --flows 1000
+//!     --effects run/effects.txt --prefix b
+//! cluster-load effects --file run/effects.txt --prefix a --flows 1000
 //! ```
 //! `run` answers every question from the flow id, records the instance that served each
 //! round (`_meta["io.mrtr/instance"]`) and checks every result's answers; `replay` presents
@@ -110,6 +110,9 @@ struct EffectsArgs {
     /// Expect exactly this many flows, each with every round (none: not checked).
     #[arg(long)]
     flows: Option<usize>,
+    /// Expect every flow in the file to have every round (for runs of unknown length).
+    #[arg(long)]
+    all_complete: bool,
     /// Exit non-zero when more (flow, round) pairs than this appear more than once.
     #[arg(long, default_value_t = 0)]
     max_duplicates: usize,
@@ -265,8 +268,8 @@ fn check_result(flow: &str, result: &CallToolResult) -> Result<u8, String> {
         return Err(format!("tool error: {}", result_text(result).unwrap_or("")));
     }
     let text = result_text(result).ok_or("a result without text")?;
-    let parsed: FlowResult =
-        serde_json::from_str(text).map_err(|error| format!("result is not a FlowResult: {error}"))?;
+    let parsed: FlowResult = serde_json::from_str(text)
+        .map_err(|error| format!("result is not a FlowResult: {error}"))?;
     parsed.check(flow)?;
     Ok(parsed.variant)
 }
@@ -296,13 +299,19 @@ async fn run(args: RunArgs) -> Result<(), String> {
         .with_max_rounds(args.max_rounds)
         .with_budget(Some(Duration::from_secs_f64(args.flow_budget)));
     let started = Instant::now();
-    let deadline = args.duration.map(|secs| started + Duration::from_secs_f64(secs));
+    let deadline = args
+        .duration
+        .map(|secs| started + Duration::from_secs_f64(secs));
     let next = Arc::new(AtomicUsize::new(0));
     let outcomes = Arc::new(Mutex::new(Vec::new()));
     let mut workers = Vec::new();
     for _ in 0..args.concurrency {
-        let (shared, config, next, outcomes) =
-            (shared.clone(), config.clone(), next.clone(), outcomes.clone());
+        let (shared, config, next, outcomes) = (
+            shared.clone(),
+            config.clone(),
+            next.clone(),
+            outcomes.clone(),
+        );
         let (prefix, limit) = (args.prefix.clone(), args.flows);
         workers.push(tokio::spawn(async move {
             loop {
@@ -320,7 +329,9 @@ async fn run(args: RunArgs) -> Result<(), String> {
         }));
     }
     for worker in workers {
-        worker.await.map_err(|error| format!("a worker panicked: {error}"))?;
+        worker
+            .await
+            .map_err(|error| format!("a worker panicked: {error}"))?;
     }
     let seconds = started.elapsed().as_secs_f64();
     let outcomes = std::mem::take(&mut *outcomes.lock().expect("outcomes lock"));
@@ -437,7 +448,11 @@ async fn replay(args: ReplayArgs) -> Result<(), String> {
     let mut report = serde_json::Map::new();
     let mut problems = Vec::new();
     for concurrent in [false, true] {
-        let mode = if concurrent { "concurrent" } else { "sequential" };
+        let mode = if concurrent {
+            "concurrent"
+        } else {
+            "sequential"
+        };
         let flow = format!("{}-{mode}", args.prefix);
         let a = connect(&args.url_a).await?;
         let a = MrtrClient::from_peer(a.peer().clone(), handlers_for(&flow));
@@ -577,6 +592,13 @@ fn effects(args: EffectsArgs) -> Result<(), String> {
         problems.push(format!(
             "{} flows in the effects file, {} with every round ({flows} expected)",
             summary.flows, summary.complete_flows
+        ));
+    }
+    if args.all_complete && summary.complete_flows != summary.flows {
+        problems.push(format!(
+            "{} of {} flows lack a round in the effects file",
+            summary.flows - summary.complete_flows,
+            summary.flows
         ));
     }
     if problems.is_empty() {

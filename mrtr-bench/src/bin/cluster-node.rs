@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! MRTR_KEYS=1:<key> cluster-node --port 18081 --instance-id a --redis redis://127.0.0.1:16390/ \
-//!     --effects /tmp/run/effects.log
+//!     --effects /tmp/run/effects.txt
 //! ```
 //! Prints `listening on http://127.0.0.1:PORT/mcp` once bound; logs (tracing, `RUST_LOG`,
 //! default `info,rmcp=warn`) go to stderr. Stops on SIGTERM after finishing in-flight requests.
