@@ -413,12 +413,16 @@ async fn http_server_stopped_between_rounds_then_resumed_on_another() {
     let answers = client.answer(&pending).await.unwrap();
     stop.cancel();
     tokio::time::sleep(Duration::from_millis(100)).await;
+    // The default retry policy sends the round again 4 times, then gives up.
     let error = client.resume(&pending, answers).await.unwrap_err();
+    let ClientError::RetriesExhausted { attempts: 5, last } = error else {
+        panic!("expected RetriesExhausted after 5 attempts, got {error}");
+    };
     let ClientError::ConnectionLost {
         pending, responses, ..
-    } = error
+    } = *last
     else {
-        panic!("expected ConnectionLost, got {error}");
+        panic!("expected ConnectionLost, got {last}");
     };
 
     let (url, stop) = http_server(TestServer::default()).await;

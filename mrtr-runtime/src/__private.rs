@@ -26,6 +26,7 @@ pub use crate::machine::{
     Suspend, SuspensionPoint,
 };
 pub use crate::machine::{DecodeError, decode_state};
+pub use crate::server::ledger::RoundPolicy;
 
 pub use ::core;
 pub use ::std;

@@ -193,6 +193,7 @@ impl Harness {
                 audience: HARNESS_AUDIENCE.into(),
                 stale_state: StaleStatePolicy::default(),
                 states: Arc::default(),
+                rounds: None,
             },
             clock,
             capabilities: serde_json::from_value(serde_json::json!({

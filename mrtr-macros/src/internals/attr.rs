@@ -40,8 +40,8 @@ impl Kind {
 }
 
 /// The arguments of `#[mrtr::tool(..)]` and its siblings: `name = "..."`,
-/// `compat = "..."`, `description = "..."`, `crate = "..."`, and for resources `uri = "..."`
-/// and `mime_type = "..."`.
+/// `compat = "..."`, `description = "..."`, `rounds = "..."`, `crate = "..."`, and for
+/// resources `uri = "..."` and `mime_type = "..."`.
 #[derive(Debug, Default)]
 pub(crate) struct MachineArgs {
     /// Listed name (default: the function name).
@@ -56,7 +56,17 @@ pub(crate) struct MachineArgs {
     pub(crate) description: Option<LitStr>,
     /// Where the `mrtr` facade is when it is renamed or re-exported (`crate = "..."`).
     pub(crate) krate: Option<syn::Path>,
+    /// How the round ledger protects the machine's rounds (`rounds = "at_most_once"`): the
+    /// `RoundPolicy` variant's name.
+    pub(crate) rounds: Option<Ident>,
 }
+
+/// The values `rounds = "..."` takes, and the `RoundPolicy` variant each names.
+pub(crate) const ROUND_POLICIES: [(&str, &str); 3] = [
+    ("rerun_after_lease", "RerunAfterLease"),
+    ("at_most_once", "AtMostOnce"),
+    ("unprotected", "Unprotected"),
+];
 
 /// Parses the arguments of a `#[mrtr::<kind>(..)]` attribute. Problems are recorded in
 /// `errors`; the arguments that did parse are returned either way.
@@ -105,6 +115,30 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             args.krate = parse_literal(&value, errors).or(args.krate.take());
             continue;
         }
+        if key == "rounds" {
+            if args.rounds.is_some() {
+                errors.at(spanned(&pair.path), "`rounds` is given twice");
+            }
+            match ROUND_POLICIES
+                .iter()
+                .find(|(name, _)| value.value() == *name)
+            {
+                Some((_, variant)) => args.rounds = Some(Ident::new(variant, value.span())),
+                None => errors.at(
+                    spanned(&value),
+                    format!(
+                        "unknown round policy \"{}\"; expected one of {}",
+                        value.value(),
+                        ROUND_POLICIES
+                            .iter()
+                            .map(|(name, _)| format!("\"{name}\""))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ),
+            }
+            continue;
+        }
         let slot = match (key.as_str(), kind) {
             ("name", _) => &mut args.name,
             ("compat", _) => &mut args.compat,
@@ -114,9 +148,9 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             _ => {
                 let allowed = match kind {
                     Kind::Resource => {
-                        "`uri`, `name`, `mime_type`, `description`, `compat`, `crate`"
+                        "`uri`, `name`, `mime_type`, `description`, `compat`, `rounds`, `crate`"
                     }
-                    _ => "`name`, `description`, `compat`, `crate`",
+                    _ => "`name`, `description`, `compat`, `rounds`, `crate`",
                 };
                 errors.at(
                     spanned(&pair.path),

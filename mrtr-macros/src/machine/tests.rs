@@ -567,6 +567,31 @@ fn machine_args_report_every_problem_at_once() {
 }
 
 #[test]
+fn round_policy_argument_names_a_variant() {
+    let mut errors = Errors::default();
+    let args = crate::internals::attr::machine_args(
+        Kind::Tool,
+        quote!(rounds = "at_most_once"),
+        &mut errors,
+    );
+    assert!(errors.finish().is_ok());
+    assert_eq!(args.rounds.unwrap().to_string(), "AtMostOnce");
+    let mut errors = Errors::default();
+    let args =
+        crate::internals::attr::machine_args(Kind::Tool, quote!(rounds = "twice"), &mut errors);
+    assert!(args.rounds.is_none());
+    let message = errors
+        .finish()
+        .unwrap_err()
+        .into_compile_error()
+        .to_string();
+    assert!(
+        message.contains(r#"unknown round policy \"twice\"; expected one of \"rerun_after_lease\", \"at_most_once\", \"unprotected\""#),
+        "{message}"
+    );
+}
+
+#[test]
 fn position_check_names_the_construct() {
     let body: syn::Block = syn::parse2(quote!({
         if a || ask!(confirm("x")).is_accepted() {}

@@ -21,9 +21,11 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::legacy::SessionHandler;
+use super::retry::retry_reason;
 use super::{
     CallOutput, CallTarget, ClientError, FormElicitation, HandlerError, InputHandler, InputKind,
-    InputKinds, PendingCall, RootsRequest, RoundOutcome, SamplingRequest, UrlElicitation,
+    InputKinds, PendingCall, RetryPolicy, RetryReason, RootsRequest, RoundOutcome, SamplingRequest,
+    UrlElicitation,
 };
 
 /// Limits for the automatic round loop.
@@ -38,6 +40,8 @@ use super::{
 ///     .with_handler_timeout(Some(Duration::from_secs(30)));
 /// assert_eq!(config.max_rounds, 4);
 /// assert_eq!(DriverConfig::default().max_rounds, 10);
+/// // Requests that fail in transit are retried by default; see `RetryPolicy`.
+/// assert_eq!(DriverConfig::default().retry.max_retries, 4);
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -50,6 +54,8 @@ pub struct DriverConfig {
     pub handler_timeout: Option<Duration>,
     /// First pause before retrying a state-only `input_required` round; doubles up to 2 s.
     pub state_only_backoff: Duration,
+    /// How a request that failed in transit is retried (default: up to 4 retries).
+    pub retry: RetryPolicy,
 }
 
 impl Default for DriverConfig {
@@ -59,6 +65,7 @@ impl Default for DriverConfig {
             budget: Some(Duration::from_secs(15 * 60)),
             handler_timeout: None,
             state_only_backoff: Duration::from_millis(100),
+            retry: RetryPolicy::default(),
         }
     }
 }
@@ -86,6 +93,28 @@ impl DriverConfig {
     pub fn with_state_only_backoff(mut self, backoff: Duration) -> Self {
         self.state_only_backoff = backoff;
         self
+    }
+
+    /// Sets [`retry`](Self::retry).
+    ///
+    /// ```
+    /// use mrtr_runtime::client::{DriverConfig, RetryPolicy};
+    /// let config = DriverConfig::default().with_retries(RetryPolicy::default().with_max_retries(8));
+    /// assert_eq!(config.retry.max_retries, 8);
+    /// ```
+    pub fn with_retries(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Turns retrying off: every failure is returned as it happened.
+    ///
+    /// ```
+    /// let config = mrtr_runtime::client::DriverConfig::default().without_retries();
+    /// assert_eq!(config.retry, mrtr_runtime::client::RetryPolicy::none());
+    /// ```
+    pub fn without_retries(self) -> Self {
+        self.with_retries(RetryPolicy::none())
     }
 }
 
@@ -115,6 +144,24 @@ pub trait RoundObserver: Send + Sync + 'static {
     /// The answers for `pending` are ready and about to be sent.
     fn answered(&self, pending: &PendingCall, responses: &InputResponses) {
         let _ = (pending, responses);
+    }
+
+    /// Sending the request that continues `pending` failed on attempt `attempt` (1 for the
+    /// first send) for `reason`; the same request is sent again after `pause`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mrtr_runtime::client::{PendingCall, RetryReason, RoundObserver};
+    ///
+    /// struct LogRetries;
+    /// impl RoundObserver for LogRetries {
+    ///     fn retrying(&self, pending: &PendingCall, attempt: u32, reason: &RetryReason, pause: Duration) {
+    ///         eprintln!("round {}: attempt {attempt} failed ({reason}); retrying in {pause:?}", pending.round + 1);
+    ///     }
+    /// }
+    /// ```
+    fn retrying(&self, pending: &PendingCall, attempt: u32, reason: &RetryReason, pause: Duration) {
+        let _ = (pending, attempt, reason, pause);
     }
 }
 
@@ -191,6 +238,34 @@ impl MrtrClient {
             },
         )
         .await
+    }
+
+    /// Connects to the Streamable HTTP endpoint at `url` (for example
+    /// `http://127.0.0.1:8080/mcp`, or a load balancer in front of several instances) with
+    /// the stateless 2026-07-28 lifecycle.
+    ///
+    /// Rounds that fail in transit — a refused or broken connection, a 502/503/504 from a
+    /// proxy — are retried by the default [`RetryPolicy`] on this same client: rmcp's HTTP
+    /// client keeps running after a failed request and opens a new connection for the
+    /// next one, so an instance that restarts, or a balancer that moves to another
+    /// instance, needs no code of yours.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), mrtr_runtime::client::ClientError> {
+    /// use mrtr_runtime::client::{InputHandlers, MrtrClient};
+    ///
+    /// let client = MrtrClient::connect_http("http://127.0.0.1:8080/mcp", InputHandlers::new()).await?;
+    /// let result = client.call_tool("deploy", None).await?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "client-http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client-http")))]
+    pub async fn connect_http(
+        url: impl Into<Arc<str>>,
+        handler: impl InputHandler,
+    ) -> Result<Self, ClientError> {
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
+        Self::connect(transport, handler).await
     }
 
     /// Like [`connect`](Self::connect) with an explicit rmcp lifecycle, e.g.
@@ -376,17 +451,17 @@ impl MrtrClient {
     /// Manual mode: sends the next request of `pending` with `responses` (a new JSON-RPC id,
     /// the same params, `requestState` echoed exactly or left out) and returns what the
     /// server said.
+    ///
+    /// A request that fails in transit is sent again as the
+    /// [`retry`](DriverConfig::retry) policy allows, with the same params; when every
+    /// attempt failed the error is [`ClientError::RetriesExhausted`].
     pub async fn resume(
         &self,
         pending: &PendingCall,
         responses: InputResponses,
     ) -> Result<RoundOutcome, ClientError> {
         let request = build_request(pending, &responses);
-        let result = self
-            .peer
-            .send_request(request)
-            .await
-            .map_err(|error| connection_error(error, pending, responses))?;
+        let result = self.send_with_retries(pending, &responses, request).await?;
         Ok(match classify(&pending.target, result)? {
             Reply::Complete(output) => RoundOutcome::Complete(output),
             Reply::InputRequired(result) => RoundOutcome::InputRequired(PendingCall {
@@ -397,6 +472,47 @@ impl MrtrClient {
                 meta: result.meta,
             }),
         })
+    }
+
+    /// Sends `request` (the one continuing `pending`), sending the very same request again
+    /// while the failures are ones the retry policy lets it cure.
+    async fn send_with_retries(
+        &self,
+        pending: &PendingCall,
+        responses: &InputResponses,
+        request: ClientRequest,
+    ) -> Result<ServerResult, ClientError> {
+        let policy = &self.config.retry;
+        let resumed = pending.request_state.is_some();
+        let mut attempt = 1u32;
+        loop {
+            let error = match self.peer.send_request(request.clone()).await {
+                Ok(result) => return Ok(result),
+                Err(error) => error,
+            };
+            let reason = retry_reason(&error).filter(|reason| policy.permits(reason, resumed));
+            let failure = connection_error(error, pending, responses.clone());
+            let Some(reason) = reason else {
+                return Err(failure);
+            };
+            // A stopped service cannot carry a retry; the caller resumes on a new connection.
+            if policy.max_retries == 0 || self.peer.is_transport_closed() {
+                return Err(failure);
+            }
+            if attempt > policy.max_retries {
+                return Err(ClientError::RetriesExhausted {
+                    attempts: attempt,
+                    last: Box::new(failure),
+                });
+            }
+            let pause = policy.backoff(attempt);
+            tracing::debug!(round = pending.round + 1, attempt, %reason, ?pause, "retrying the request");
+            for observer in &self.observers {
+                observer.retrying(pending, attempt, &reason, pause);
+            }
+            tokio::time::sleep(pause).await;
+            attempt += 1;
+        }
     }
 
     /// Answers every input request of `pending` concurrently with the handler.

@@ -99,6 +99,23 @@ pub enum ClientError {
         /// What the transport said.
         source: BoxError,
     },
+    /// A request failed in transit on every attempt the
+    /// [`RetryPolicy`](super::RetryPolicy) allowed; `last` is how the last attempt failed.
+    ///
+    /// ```
+    /// use mrtr_runtime::client::ClientError;
+    /// let last = ClientError::Protocol("connection refused".into());
+    /// let error = ClientError::RetriesExhausted { attempts: 5, last: Box::new(last) };
+    /// assert!(error.to_string().contains("5 attempts"));
+    /// ```
+    #[error("the request failed on all {attempts} attempts (retries exhausted)")]
+    RetriesExhausted {
+        /// How many times the request was sent (the first send included).
+        attempts: u32,
+        /// The failure of the last attempt.
+        #[source]
+        last: Box<ClientError>,
+    },
     /// The server answered with a JSON-RPC error.
     #[error("the server returned error {}: {}", .0.code.0, .0.message)]
     Server(ErrorData),
@@ -117,6 +134,7 @@ impl ClientError {
             ClientError::RoundLimit { pending, .. }
             | ClientError::BudgetExceeded { pending, .. }
             | ClientError::ConnectionLost { pending, .. } => Some(pending),
+            ClientError::RetriesExhausted { last, .. } => last.pending(),
             _ => None,
         }
     }

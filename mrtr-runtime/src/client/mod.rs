@@ -33,6 +33,7 @@ mod error;
 mod handler;
 mod legacy;
 mod pending;
+mod retry;
 
 /// The kinds of input a server asks for: the same type servers use,
 /// [`machine::InputKind`](crate::machine::InputKind).
@@ -44,3 +45,4 @@ pub use handler::{
     SamplingRequest, UrlElicitation,
 };
 pub use pending::{CallOutput, CallTarget, PendingCall, RoundOutcome};
+pub use retry::{RetryPolicy, RetryReason};

@@ -259,6 +259,9 @@ pub struct MachineDescriptor {
     /// The string literals of the machine's body, sorted (see
     /// [`with_literals`](Self::with_literals)).
     pub literals: &'static [&'static str],
+    /// How the server's round ledger protects the machine's resumed rounds (see
+    /// [`with_rounds`](Self::with_rounds)).
+    pub rounds: crate::server::ledger::RoundPolicy,
 }
 
 impl MachineDescriptor {
@@ -324,7 +327,23 @@ impl MachineDescriptor {
             fingerprint,
             states: Vec::new(),
             literals: &[],
+            rounds: crate::server::ledger::RoundPolicy::default(),
         }
+    }
+
+    /// Sets how the server's round ledger protects the machine's resumed rounds
+    /// (`#[mrtr::tool(rounds = "...")]`).
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::MachineDescriptor;
+    /// use mrtr_runtime::server::ledger::RoundPolicy;
+    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", serde_json::Map::new()), [], 1)
+    ///     .with_rounds(RoundPolicy::AtMostOnce);
+    /// assert_eq!(d.rounds, RoundPolicy::AtMostOnce);
+    /// ```
+    pub fn with_rounds(mut self, rounds: crate::server::ledger::RoundPolicy) -> Self {
+        self.rounds = rounds;
+        self
     }
 
     /// Declares the string literals of the machine's body, sorted and without duplicates (as

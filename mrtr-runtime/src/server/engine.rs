@@ -16,7 +16,10 @@ use crate::machine::{
     AnswerProblem, Answers, AppStates, InputKind, Machine, MachineDescriptor, RebuildError, Recipe,
     RequestCx, Resume, Run, Step, StepError, Suspend,
 };
-use crate::token::{Binding, SealInput, StateSealer};
+use crate::token::{Binding, Envelope, SealInput, StateSealer};
+
+use super::ledger::RoundPolicy;
+use super::ledger::rounds::{Claimed, Rounds};
 
 use super::errors;
 
@@ -56,6 +59,20 @@ pub(crate) enum Answer<O> {
     InputRequired(InputRequiredResult),
 }
 
+/// What one request answers: its result, or the JSON-RPC error.
+pub(crate) type Served<O> = Result<Answer<O>, ErrorData>;
+
+/// How a method's outcomes are finished (stamped), recorded in the round ledger and
+/// replayed from it; the engine is generic over outputs, the server knows their types.
+pub(crate) struct Guard<'a, O> {
+    /// Serializes a finished outcome for the ledger (`None`: cannot, so not recorded).
+    pub(crate) encode: fn(&Served<O>) -> Option<Vec<u8>>,
+    /// Reads a recorded outcome back.
+    pub(crate) decode: fn(&[u8]) -> Option<Served<O>>,
+    /// Completes an outcome as the client sees it (`_meta` stamps), before it is recorded.
+    pub(crate) finish: &'a (dyn Fn(&mut Served<O>) + Send + Sync),
+}
+
 /// The per-server part of the pipeline: sealing and policies.
 pub(crate) struct Engine {
     pub(crate) sealer: StateSealer,
@@ -63,6 +80,8 @@ pub(crate) struct Engine {
     pub(crate) stale_state: StaleStatePolicy,
     /// The application states `State<T>` parameters are filled from.
     pub(crate) states: Arc<AppStates>,
+    /// The round ledger, when the server has one.
+    pub(crate) rounds: Option<Rounds>,
 }
 
 /// A suspension held in memory: the requests and the encoded state.
@@ -99,22 +118,35 @@ impl Engine {
             .with_states(self.states.clone())
     }
 
-    /// Serves one request for `machine`.
-    pub(crate) async fn serve<M: Machine + ?Sized>(
+    /// Serves one request for `machine` through the round ledger (when the server has one):
+    /// resumed rounds are claimed, and their finished outcomes recorded and replayed with
+    /// `guard`'s codec.
+    pub(crate) async fn serve_guarded<M: Machine + ?Sized>(
         &self,
         machine: &M,
         incoming: Incoming<'_>,
-    ) -> Result<Answer<M::Output>, ErrorData> {
-        self.serve_explained(machine, incoming).await.0
+        guard: &Guard<'_, M::Output>,
+    ) -> Served<M::Output> {
+        self.serve_with(machine, incoming, Some(guard)).await.0
     }
 
-    /// [`Self::serve`], also returning why a `requestState` was refused or set aside (the
-    /// `rejection` code the `mrtr.round` span records), for the test kit.
+    /// Serves one request without a ledger, also returning why a `requestState` was refused
+    /// or set aside (the `rejection` code the `mrtr.round` span records), for the test kit.
+    #[cfg(feature = "testing")]
     pub(crate) async fn serve_explained<M: Machine + ?Sized>(
         &self,
         machine: &M,
         incoming: Incoming<'_>,
     ) -> (Result<Answer<M::Output>, ErrorData>, Option<&'static str>) {
+        self.serve_with(machine, incoming, None).await
+    }
+
+    async fn serve_with<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        incoming: Incoming<'_>,
+        guard: Option<&Guard<'_, M::Output>>,
+    ) -> (Served<M::Output>, Option<&'static str>) {
         let descriptor = machine.descriptor();
         let span = tracing::info_span!(
             "mrtr.round",
@@ -128,7 +160,7 @@ impl Engine {
         );
         let mut rejection = None;
         let result = self
-            .serve_in_span(machine, incoming, &mut rejection)
+            .serve_in_span(machine, incoming, &mut rejection, guard)
             .instrument(span)
             .await;
         (result, rejection)
@@ -137,9 +169,89 @@ impl Engine {
     async fn serve_in_span<M: Machine + ?Sized>(
         &self,
         machine: &M,
-        incoming: Incoming<'_>,
+        mut incoming: Incoming<'_>,
         rejection_seen: &mut Option<&'static str>,
-    ) -> Result<Answer<M::Output>, ErrorData> {
+        guard: Option<&Guard<'_, M::Output>>,
+    ) -> Served<M::Output> {
+        let principal = incoming.principal.take();
+        let span = tracing::Span::current();
+        let descriptor = machine.descriptor();
+        let binding = Binding::new(
+            &self.audience,
+            descriptor.method().into(),
+            descriptor.name(),
+            Some(incoming.arguments),
+            principal.as_deref(),
+        );
+        let envelope = match &incoming.request_state {
+            None => None,
+            Some(token) => match self.sealer.open(token, &binding) {
+                Ok(envelope) => Some(envelope),
+                Err(rejection) => {
+                    span.record("rejection", rejection.reason());
+                    *rejection_seen = Some(rejection.reason());
+                    span.record("outcome", "rejected");
+                    tracing::warn!(%rejection, "requestState rejected");
+                    return Err(errors::rejected_state());
+                }
+            },
+        };
+        // An authentic resumed round is claimed before any of its code runs (forged tokens
+        // never reach the ledger).
+        let held = match (guard, &self.rounds, &incoming.request_state, &envelope) {
+            (Some(guard), Some(rounds), Some(token), Some(envelope))
+                if descriptor.rounds != RoundPolicy::Unprotected =>
+            {
+                let responses = incoming.input_responses.as_ref();
+                match rounds
+                    .claim(token, envelope.expires_at, responses, descriptor.rounds)
+                    .await
+                {
+                    Claimed::Run(held) => Some((rounds, held)),
+                    Claimed::Answered(response) => {
+                        span.record("outcome", "replayed");
+                        return (guard.decode)(&response).unwrap_or_else(|| {
+                            Err(errors::internal("a recorded round outcome does not decode"))
+                        });
+                    }
+                    Claimed::Refused(error) => {
+                        span.record("outcome", "refused by the round ledger");
+                        return Err(error);
+                    }
+                }
+            }
+            _ => None,
+        };
+        let run = self.resume_opened(
+            machine,
+            (&binding, &principal),
+            incoming,
+            envelope,
+            rejection_seen,
+        );
+        let mut served = match &held {
+            Some((rounds, held)) => rounds.renewing(held, run).await,
+            None => run.await,
+        };
+        if let Some(guard) = guard {
+            (guard.finish)(&mut served);
+            if let Some((rounds, held)) = held {
+                rounds.record(held, (guard.encode)(&served)).await;
+            }
+        }
+        served
+    }
+
+    /// Opens nothing: resumes the machine from an opened `envelope` (or starts it) and runs
+    /// it to its next suspension or its end.
+    async fn resume_opened<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        (binding, principal): (&Binding<'_>, &Option<String>),
+        incoming: Incoming<'_>,
+        envelope: Option<Envelope>,
+        rejection_seen: &mut Option<&'static str>,
+    ) -> Served<M::Output> {
         let span = tracing::Span::current();
         // Every rejection code goes to the span (the server log) and to the caller.
         let mut reject = |reason: &'static str| {
@@ -147,29 +259,13 @@ impl Engine {
             *rejection_seen = Some(reason);
         };
         let descriptor = machine.descriptor();
-        let binding = Binding::new(
-            &self.audience,
-            descriptor.method().into(),
-            descriptor.name(),
-            Some(incoming.arguments),
-            incoming.principal.as_deref(),
-        );
 
         let mut responses = incoming.input_responses.unwrap_or_default();
         let mut origin = Origin::Fresh;
         let mut resume = None;
         let mut completed_rounds = 0;
 
-        if let Some(token) = &incoming.request_state {
-            let envelope = match self.sealer.open(token, &binding) {
-                Ok(envelope) => envelope,
-                Err(rejection) => {
-                    reject(rejection.reason());
-                    span.record("outcome", "rejected");
-                    tracing::warn!(%rejection, "requestState rejected");
-                    return Err(errors::rejected_state());
-                }
-            };
+        if let Some(envelope) = envelope {
             // Authentic but from another version of the tool: its code changed (another
             // fingerprint), or a form it asked is not one this build has (its schema changed).
             let decoded = match envelope.check_fingerprint(descriptor.fingerprint) {
@@ -217,11 +313,7 @@ impl Engine {
 
         loop {
             span.record("round", completed_rounds);
-            let cx = self.request_cx(
-                &incoming.capabilities,
-                &incoming.principal,
-                completed_rounds,
-            );
+            let cx = self.request_cx(&incoming.capabilities, principal, completed_rounds);
             let run = Run {
                 arguments: incoming.arguments,
                 resume: resume.take(),
@@ -253,7 +345,7 @@ impl Engine {
                         origin = Origin::EagerAnswers(pending);
                         continue;
                     }
-                    return self.ask(&binding, &incoming.capabilities, descriptor, pending);
+                    return self.ask(binding, &incoming.capabilities, descriptor, pending);
                 }
                 Err(StepError::Answer(problem))
                     if *problem.problem() == AnswerProblem::NotAsked
@@ -277,7 +369,7 @@ impl Engine {
                     tracing::info!(key = problem.key(), problem = %problem.problem(), "asking again");
                     match origin {
                         Origin::Token(pending) | Origin::EagerAnswers(pending) => {
-                            return self.ask(&binding, &incoming.capabilities, descriptor, pending);
+                            return self.ask(binding, &incoming.capabilities, descriptor, pending);
                         }
                         Origin::Fresh => {
                             return Err(errors::internal(&format!(

@@ -236,6 +236,52 @@ pub(crate) fn unstorable_state(target: &str, error: &StepError) -> ErrorData {
     ErrorData::internal_error(format!("`{target}` cannot continue: {reason}"), None)
 }
 
+/// `-32050`: another presentation of this round is still running; retry shortly.
+pub(crate) const ROUND_IN_PROGRESS: i32 = -32050;
+/// `-32051`: the round ledger cannot be reached; nothing ran; retry shortly.
+pub(crate) const LEDGER_UNAVAILABLE: i32 = -32051;
+/// `-32052`: an at-most-once round whose instance died mid-round; start the flow again.
+pub(crate) const ROUND_ABANDONED: i32 = -32052;
+
+fn server_error(code: i32, message: &str, data: Value) -> ErrorData {
+    ErrorData::new(rmcp::model::ErrorCode(code), message.to_owned(), Some(data))
+}
+
+/// `-32050`, retryable: the round is being run by another presentation.
+pub(crate) fn round_in_progress() -> ErrorData {
+    server_error(
+        ROUND_IN_PROGRESS,
+        "this round is still being processed by another request; retry with the same requestState",
+        serde_json::json!({ "retryable": true }),
+    )
+}
+
+/// `-32051`, retryable: the ledger could not be reached, so the round did not run.
+pub(crate) fn ledger_unavailable() -> ErrorData {
+    server_error(
+        LEDGER_UNAVAILABLE,
+        "the round ledger is unavailable, so this round did not run; retry with the same requestState",
+        serde_json::json!({ "retryable": true }),
+    )
+}
+
+/// `-32052`, final: an at-most-once round may have run on an instance that died.
+pub(crate) fn round_abandoned() -> ErrorData {
+    server_error(
+        ROUND_ABANDONED,
+        "this round was started on an instance that stopped before it finished, and it runs at most once; start the flow again",
+        serde_json::json!({ "retryable": false }),
+    )
+}
+
+/// `-32602`: the round already ran with other `inputResponses`.
+pub(crate) fn answers_conflict() -> ErrorData {
+    ErrorData::invalid_params(
+        "this round was already answered with different inputResponses; continue from the requestState of its response",
+        None,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@ mod errors;
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub mod http;
+pub mod ledger;
 mod legacy;
 mod principal;
 mod ratelimit;
@@ -47,8 +48,12 @@ pub use principal::{Principal, PrincipalResolver};
 
 use crate::machine::{AppStates, Listing, Machine, MachineDescriptor};
 use crate::token::{Clock, KeyRing, StateSealer, SystemClock};
-use engine::{Answer, Engine, Incoming};
+use engine::{Answer, Engine, Guard, Incoming, Served};
+use ledger::RoundLedger;
 use registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
+use serde::Deserialize;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 /// Every `State<T>` a machine takes must be registered.
 fn check_states<'a>(
@@ -123,6 +128,8 @@ struct Inner<F> {
     resources: Registry<dyn Machine<Output = ReadResourceResult>>,
     principal: PrincipalResolver,
     legacy: LegacyServing,
+    /// Stamped into every result's `_meta` as `io.mrtr/instance`.
+    instance: Option<String>,
     fallback: F,
 }
 
@@ -154,6 +161,10 @@ pub struct McpServerBuilder {
     principal: Option<PrincipalResolver>,
     states: AppStates,
     legacy: LegacyServing,
+    ledger: Option<Arc<dyn RoundLedger>>,
+    round_lease: Duration,
+    round_wait: Duration,
+    instance: Option<String>,
 }
 
 impl McpServer<NoFallback> {
@@ -180,6 +191,10 @@ impl McpServer<NoFallback> {
                 enabled: true,
                 request_timeout: legacy::DEFAULT_LEGACY_REQUEST_TIMEOUT,
             },
+            ledger: None,
+            round_lease: ledger::rounds::DEFAULT_LEASE,
+            round_wait: ledger::rounds::DEFAULT_WAIT,
+            instance: None,
         }
     }
 }
@@ -276,6 +291,58 @@ impl McpServerBuilder {
         resolver: impl Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
         self.principal = Some(Arc::new(resolver));
+        self
+    }
+
+    /// Protects resumed rounds with a round ledger (see [`ledger`]): each is claimed before
+    /// its code runs and its outcome recorded, so a presented-again round answers the same
+    /// response instead of running again. Applies to every machine except those marked
+    /// [`RoundPolicy::Unprotected`](ledger::RoundPolicy::Unprotected).
+    ///
+    /// ```
+    /// use mrtr_runtime::server::ledger::MemoryLedger;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").round_ledger(MemoryLedger::new());
+    /// ```
+    pub fn round_ledger(mut self, ledger: impl RoundLedger) -> Self {
+        self.ledger = Some(Arc::new(ledger));
+        self
+    }
+
+    /// How long a running round's claim holds without renewal (default 30 s). The instance
+    /// running it renews it every third of this; if the instance dies, the round may run
+    /// again this long after its last renewal (never, for
+    /// [`RoundPolicy::AtMostOnce`](ledger::RoundPolicy::AtMostOnce) machines).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").round_lease(Duration::from_secs(10));
+    /// ```
+    pub fn round_lease(mut self, lease: Duration) -> Self {
+        self.round_lease = lease.max(Duration::from_millis(30));
+        self
+    }
+
+    /// How long a second presentation of a running round waits for the first one's
+    /// outcome before answering `-32050` (retryable); default 5 s.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").round_wait(Duration::from_secs(2));
+    /// ```
+    pub fn round_wait(mut self, wait: Duration) -> Self {
+        self.round_wait = wait;
+        self
+    }
+
+    /// Names this instance in every result's `_meta` (`"io.mrtr/instance"`), to see which
+    /// instance behind a load balancer ran a round. A response replayed from the round
+    /// ledger keeps the name of the instance that ran it.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").instance_id("node-a");
+    /// ```
+    pub fn instance_id(mut self, id: impl Into<String>) -> Self {
+        self.instance = Some(id.into());
         self
     }
 
@@ -385,7 +452,17 @@ impl McpServerBuilder {
         let descriptors = (self.tools.iter().map(|m| m.descriptor()))
             .chain(self.prompts.iter().map(|m| m.descriptor()))
             .chain(self.resources.iter().map(|m| m.descriptor()));
-        check_states(descriptors, &self.states)?;
+        let descriptors: Vec<&MachineDescriptor> = descriptors.collect();
+        check_states(descriptors.iter().copied(), &self.states)?;
+        if self.ledger.is_none()
+            && let Some(machine) = descriptors
+                .iter()
+                .find(|d| d.rounds == ledger::RoundPolicy::AtMostOnce)
+        {
+            return Err(BuildError::AtMostOnceWithoutLedger {
+                machine: machine.name().to_owned(),
+            });
+        }
         let keys = match self.keys {
             Some(keys) => keys,
             None => KeyRing::from_env_or_generate()?,
@@ -406,6 +483,9 @@ impl McpServerBuilder {
                     audience,
                     stale_state: self.stale_state,
                     states: Arc::new(self.states),
+                    rounds: self.ledger.map(|ledger| {
+                        ledger::rounds::Rounds::new(ledger, self.round_lease, self.round_wait)
+                    }),
                 },
                 info: self.info,
                 tools: self.tools,
@@ -415,6 +495,7 @@ impl McpServerBuilder {
                     .principal
                     .unwrap_or_else(|| Arc::new(principal::default_principal)),
                 legacy: self.legacy,
+                instance: self.instance,
                 fallback,
             }),
         })
@@ -463,7 +544,7 @@ impl<F> McpServer<F> {
         request_state: Option<String>,
     ) -> Result<R, ErrorData>
     where
-        O: Send + 'static + WithServerInfo,
+        O: Send + Sync + 'static + WithServerInfo + Serialize + DeserializeOwned,
         R: From<O> + From<rmcp::model::InputRequiredResult>,
     {
         let arguments = arguments.unwrap_or_else(|| empty_arguments());
@@ -481,24 +562,41 @@ impl<F> McpServer<F> {
                 .drive(machine.as_ref(), incoming, session)
                 .await?;
             if let Some(meta) = result.meta_mut() {
-                stamp_server_info(meta, &self.inner.info);
+                self.stamp(meta);
             }
             return Ok(R::from(result));
         }
+        let (info, instance) = (&self.inner.info, &self.inner.instance);
+        let finish = |served: &mut Served<O>| match served {
+            Ok(Answer::Complete(result)) => {
+                if let Some(meta) = result.meta_mut() {
+                    stamp_meta(meta, info, instance);
+                }
+            }
+            Ok(Answer::InputRequired(result)) => stamp_meta(&mut result.meta, info, instance),
+            Err(_) => {}
+        };
+        let guard = Guard {
+            encode: encode_outcome::<O>,
+            decode: decode_outcome::<O>,
+            finish: &finish,
+        };
         Ok(
-            match self.inner.engine.serve(machine.as_ref(), incoming).await? {
-                Answer::Complete(mut result) => {
-                    if let Some(meta) = result.meta_mut() {
-                        stamp_server_info(meta, &self.inner.info);
-                    }
-                    R::from(result)
-                }
-                Answer::InputRequired(mut result) => {
-                    stamp_server_info(&mut result.meta, &self.inner.info);
-                    R::from(result)
-                }
+            match self
+                .inner
+                .engine
+                .serve_guarded(machine.as_ref(), incoming, &guard)
+                .await?
+            {
+                Answer::Complete(result) => R::from(result),
+                Answer::InputRequired(result) => R::from(result),
             },
         )
+    }
+
+    /// Stamps `serverInfo` and the instance id into a result's `_meta`.
+    fn stamp(&self, meta: &mut Option<MetaObject>) {
+        stamp_meta(meta, &self.inner.info, &self.inner.instance);
     }
 
     /// The protocol version of a legacy session this request belongs to, when such
@@ -578,7 +676,7 @@ impl<F> McpServer<F> {
     /// Stamps `serverInfo` into a result's `_meta` (2026-07-28 asks it of every result).
     fn stamped<R: WithServerInfo>(&self, mut result: R) -> R {
         if let Some(meta) = result.meta_mut() {
-            stamp_server_info(meta, &self.inner.info);
+            self.stamp(meta);
         }
         result
     }
@@ -600,6 +698,42 @@ impl<F> McpServer<F> {
             }
             Err(error) => Err(error),
         }
+    }
+}
+
+/// How a finished outcome is kept in the round ledger.
+#[derive(Serialize, Deserialize)]
+enum RecordedOutcome<O> {
+    Complete(O),
+    InputRequired(rmcp::model::InputRequiredResult),
+    Error(ErrorData),
+}
+
+fn encode_outcome<O: Serialize>(served: &Served<O>) -> Option<Vec<u8>> {
+    let recorded = match served {
+        Ok(Answer::Complete(result)) => RecordedOutcome::Complete(result),
+        Ok(Answer::InputRequired(result)) => RecordedOutcome::InputRequired(result.clone()),
+        Err(error) => RecordedOutcome::Error(error.clone()),
+    };
+    serde_json::to_vec(&recorded).ok()
+}
+
+fn decode_outcome<O: DeserializeOwned>(bytes: &[u8]) -> Option<Served<O>> {
+    Some(match serde_json::from_slice(bytes).ok()? {
+        RecordedOutcome::Complete(result) => Ok(Answer::Complete(result)),
+        RecordedOutcome::InputRequired(result) => Ok(Answer::InputRequired(result)),
+        RecordedOutcome::Error(error) => Err(error),
+    })
+}
+
+/// Stamps `serverInfo` and the instance id into a result's `_meta`.
+fn stamp_meta(meta: &mut Option<MetaObject>, info: &Implementation, instance: &Option<String>) {
+    stamp_server_info(meta, info);
+    if let Some(instance) = instance {
+        meta.get_or_insert_default()
+            .0
+            .entry("io.mrtr/instance")
+            .or_insert_with(|| instance.clone().into());
     }
 }
 

@@ -54,7 +54,7 @@ mod sealer;
 use std::time::Duration;
 
 pub use binding::UnknownMethod;
-pub(crate) use binding::{Binding, BoundMethod};
+pub(crate) use binding::{Binding, BoundMethod, canonical_json};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use envelope::{Envelope, FORMAT_VERSION};
 pub use keyring::{KEYS_ENV_VAR, KeyId, KeyRing, KeyRingError, SecretKey};

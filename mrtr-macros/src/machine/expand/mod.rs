@@ -823,6 +823,12 @@ pub fn expand(
     } else {
         quote!(#descriptor.with_states([#(#requirements),*]))
     };
+    let descriptor = match &function.args.rounds {
+        Some(policy) => {
+            quote!(#descriptor.with_rounds(::mrtr::__private::RoundPolicy::#policy))
+        }
+        None => descriptor,
+    };
     // Fixed questions are sealed as an index into these (see `MachineDescriptor::literals`).
     let descriptor = if literals.is_empty() {
         descriptor

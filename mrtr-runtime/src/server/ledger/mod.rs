@@ -1,0 +1,284 @@
+//! Exactly-once rounds across instances: the round ledger.
+//!
+//! A sealed `requestState` is valid until it expires, so without a shared record a client
+//! (or an attacker holding a leaked token) can present the same round again and its code
+//! runs again: an order placed twice. With a ledger, every resumed round is **claimed**
+//! atomically before any of its code runs, and its outcome is **recorded**:
+//!
+//! - a second presentation of a recorded round gets the same response again, byte for byte
+//!   (the same next `requestState`), so a client that lost the reply can retry safely, like
+//!   an idempotency key; the record expires with the token;
+//! - a presentation while the first is still running waits up to
+//!   [`round_wait`](super::McpServerBuilder::round_wait) for its outcome, then gets the
+//!   retryable error `-32050`;
+//! - the instance running a round renews its lease; if it dies, the lease expires and a later
+//!   presentation runs the round again, unless the machine is
+//!   [`RoundPolicy::AtMostOnce`], which then fails closed with `-32052`;
+//! - when the ledger cannot be reached, protected rounds fail closed with the retryable
+//!   `-32051` and nothing runs; machines marked [`RoundPolicy::Unprotected`] are unaffected.
+//!
+//! The round id is the first 16 bytes of the SHA-256 of the token: the token is
+//! authenticated (its random 192-bit nonce included), so the id is unique and bound to it.
+//! Only tokens that open are claimed, so forged tokens cannot fill the ledger.
+//!
+//! [`MemoryLedger`] serves one process (and tests); `RedisLedger` (feature `redis`) is
+//! shared by every instance behind a load balancer.
+//!
+//! ```
+//! use mrtr_runtime::server::McpServer;
+//! use mrtr_runtime::server::ledger::MemoryLedger;
+//! use mrtr_runtime::token::KeyRing;
+//!
+//! let server = McpServer::builder("shop")
+//!     .keys(KeyRing::generate_process_local().unwrap())
+//!     .round_ledger(MemoryLedger::new())
+//!     .build()
+//!     .unwrap();
+//! # let _ = server;
+//! ```
+
+mod memory;
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+mod redis;
+pub(crate) mod rounds;
+
+use std::fmt;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use sha2::{Digest, Sha256};
+
+pub use memory::MemoryLedger;
+#[cfg(feature = "redis")]
+pub use redis::RedisLedger;
+
+/// How a machine's resumed rounds are protected by the server's round ledger.
+///
+/// Set with `#[mrtr::tool(rounds = "at_most_once")]` (or `"rerun_after_lease"`,
+/// `"unprotected"`), or [`MachineDescriptor::with_rounds`](crate::machine::MachineDescriptor::with_rounds)
+/// for a hand-written machine.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::RoundPolicy;
+/// assert_eq!(RoundPolicy::default(), RoundPolicy::RerunAfterLease);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum RoundPolicy {
+    /// Each round runs once; if the instance running it dies, the round may run again once
+    /// its lease expires (at least once, exactly once while instances stay up).
+    #[default]
+    RerunAfterLease,
+    /// A round whose instance died mid-round is never run again: its presentation fails
+    /// with `-32052` and the flow must start over. For rounds that act on the world and
+    /// cannot tell whether they already did. Needs a ledger (`build()` refuses otherwise).
+    AtMostOnce,
+    /// Not claimed in the ledger: for rounds without side effects, which then cost no
+    /// ledger round trip and keep working while the ledger is down.
+    Unprotected,
+}
+
+/// Identifies one sealed round: the first 16 bytes of the SHA-256 of its `requestState`.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::RoundId;
+/// let id = RoundId::of_token("mrtr3.abc");
+/// assert_eq!(id, RoundId::of_token("mrtr3.abc"));
+/// assert_ne!(id, RoundId::of_token("mrtr3.abd"));
+/// assert_eq!(id.to_string().len(), 32);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RoundId(pub [u8; 16]);
+
+impl RoundId {
+    /// The id of the round sealed in `token`.
+    pub fn of_token(token: &str) -> Self {
+        RoundId(digest16(token.as_bytes()))
+    }
+}
+
+impl fmt::Display for RoundId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|byte| write!(f, "{byte:02x}"))
+    }
+}
+
+impl fmt::Debug for RoundId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RoundId({self})")
+    }
+}
+
+/// The first 16 bytes of a SHA-256.
+pub(crate) fn digest16(bytes: &[u8]) -> [u8; 16] {
+    let digest = Sha256::digest(bytes);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
+}
+
+/// Who is running a round: random per presentation, so a renewal or record from an
+/// instance that lost its lease is refused.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::Owner;
+/// assert_ne!(Owner::random(), Owner::random());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Owner(pub u128);
+
+impl Owner {
+    /// A fresh random owner id.
+    pub fn random() -> Self {
+        let mut bytes = [0u8; 16];
+        // Without randomness the ids could collide; zero is still a valid (if weak) id and
+        // getrandom does not fail on the platforms we serve from.
+        let _ = getrandom::fill(&mut bytes);
+        Owner(u128::from_le_bytes(bytes))
+    }
+}
+
+/// One presentation of a round, asking to run it.
+///
+/// ```
+/// use std::time::Duration;
+/// use mrtr_runtime::server::ledger::{Claim, Owner, RoundId};
+/// let claim = Claim {
+///     round: RoundId::of_token("mrtr3.abc"),
+///     owner: Owner::random(),
+///     lease: Duration::from_secs(30),
+///     expires_at: 1_900_000_000,
+///     answers: [0; 16],
+///     take_over_expired: true,
+/// };
+/// assert!(claim.take_over_expired);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// The round.
+    pub round: RoundId,
+    /// Who would run it.
+    pub owner: Owner,
+    /// How long the claim holds without a renewal.
+    pub lease: Duration,
+    /// Unix seconds at which the token expires: the record may go then.
+    pub expires_at: u64,
+    /// Digest of the presentation's `inputResponses`: a replay with other answers is
+    /// refused rather than answered with the first answers' outcome.
+    pub answers: [u8; 16],
+    /// Whether a claim whose lease expired (its instance died) may be taken over.
+    pub take_over_expired: bool,
+}
+
+/// What the ledger says about a claim.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::ClaimOutcome;
+/// assert_ne!(ClaimOutcome::Claimed, ClaimOutcome::InProgress);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    /// First presentation: run the round.
+    Claimed,
+    /// The previous owner's lease expired without an outcome: run the round again.
+    TakenOver,
+    /// Another presentation holds a live lease.
+    InProgress,
+    /// The outcome is recorded: answer with it.
+    Recorded(Recorded),
+    /// The previous owner's lease expired without an outcome and taking over was not
+    /// allowed.
+    Abandoned,
+}
+
+/// A round's recorded outcome.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::Recorded;
+/// let recorded = Recorded { answers: [0; 16], response: b"{}".to_vec() };
+/// assert_eq!(recorded.response, b"{}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// Digest of the `inputResponses` the round ran with.
+    pub answers: [u8; 16],
+    /// The response, as the server encoded it.
+    pub response: Vec<u8>,
+}
+
+/// The ledger could not be reached or answered nonsense.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::LedgerError;
+/// let error = LedgerError::new("connection refused");
+/// assert!(error.to_string().contains("connection refused"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("round ledger: {detail}")]
+pub struct LedgerError {
+    detail: String,
+}
+
+impl LedgerError {
+    /// An error with a description.
+    pub fn new(detail: impl Into<String>) -> Self {
+        LedgerError {
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Where rounds are claimed and their outcomes recorded; shared by every instance that
+/// serves the same flows.
+///
+/// Implementations must make [`claim`](Self::claim) atomic: of concurrent claims of one
+/// round, exactly one gets [`ClaimOutcome::Claimed`].
+///
+/// ```
+/// use mrtr_runtime::server::ledger::{MemoryLedger, RoundLedger};
+/// fn takes(_: impl RoundLedger) {}
+/// takes(MemoryLedger::new());
+/// ```
+pub trait RoundLedger: Send + Sync + 'static {
+    /// Claims a round, or says who has it or what it answered.
+    fn claim<'a>(&'a self, claim: &'a Claim) -> BoxFuture<'a, Result<ClaimOutcome, LedgerError>>;
+
+    /// Extends `owner`'s lease; `false` when `owner` no longer holds the round.
+    fn renew<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+
+    /// Records the outcome of `owner`'s run; `false` when `owner` no longer holds the round
+    /// (its lease expired and another presentation took over).
+    fn record<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        response: &'a [u8],
+    ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+}
+
+impl<L: RoundLedger + ?Sized> RoundLedger for std::sync::Arc<L> {
+    fn claim<'a>(&'a self, claim: &'a Claim) -> BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
+        (**self).claim(claim)
+    }
+    fn renew<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        (**self).renew(round, owner, lease)
+    }
+    fn record<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        response: &'a [u8],
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        (**self).record(round, owner, response)
+    }
+}
