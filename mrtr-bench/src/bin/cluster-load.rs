@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use mrtr::client::{
     CallOutput, CallTarget, ClientError, DriverConfig, HandlerError, InputHandlers, MrtrClient,
-    PendingCall, RoundObserver, RoundOutcome,
+    PendingCall, RetryPolicy, RetryReason, RoundObserver, RoundOutcome,
 };
 use mrtr::rmcp::model::{
     CallToolResult, ElicitResult, ElicitationAction, InputResponses, MetaObject,
@@ -61,6 +61,10 @@ struct RunArgs {
     /// Start flows for this many seconds instead of a fixed number.
     #[arg(long)]
     duration: Option<f64>,
+    /// Stop starting flows once this file exists (with --duration as the upper bound): a
+    /// script ends the load when its restarts are done.
+    #[arg(long)]
+    stop_file: Option<PathBuf>,
     /// Flows in flight at once.
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
@@ -77,6 +81,17 @@ struct RunArgs {
     /// Exit non-zero when more flows than this failed.
     #[arg(long, default_value_t = 0)]
     max_failed: usize,
+    /// Most times the driver re-sends one request that failed in transit (a lost
+    /// connection, a 502/503/504, a retryable JSON-RPC error).
+    #[arg(long, default_value_t = 8)]
+    retries: u32,
+    /// Longest pause between two attempts, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    max_backoff_ms: u64,
+    /// Also re-send a first call that may have reached a node (its first round may then
+    /// run twice: it has no state yet, so the ledger cannot cover it).
+    #[arg(long)]
+    retry_first_calls: bool,
     /// Exit non-zero when fewer than this share of completed flows had rounds served by
     /// more than one instance.
     #[arg(long, default_value_t = 0.0)]
@@ -176,6 +191,7 @@ struct FlowTrace {
     instances: Vec<String>,
     last_question: u32,
     restarts: usize,
+    retries: BTreeMap<String, usize>,
     unknown_question: Option<String>,
 }
 
@@ -185,6 +201,11 @@ struct Tracer {
 }
 
 impl RoundObserver for Tracer {
+    fn retrying(&self, _: &PendingCall, _: u32, reason: &RetryReason, _: Duration) {
+        let mut trace = self.trace.lock().expect("trace lock");
+        *trace.retries.entry(retry_kind(reason)).or_default() += 1;
+    }
+
     fn input_required(&self, pending: &PendingCall) {
         let mut trace = self.trace.lock().expect("trace lock");
         trace.instances.push(instance_of(pending.meta.as_ref()));
@@ -205,6 +226,15 @@ impl RoundObserver for Tracer {
     }
 }
 
+/// A retry's reason without the per-request detail, to group by.
+fn retry_kind(reason: &RetryReason) -> String {
+    let text = reason.to_string();
+    match text.find(':') {
+        Some(end) => text[..end].to_owned(),
+        None => text,
+    }
+}
+
 fn result_text(result: &CallToolResult) -> Option<&str> {
     result
         .content
@@ -219,6 +249,9 @@ fn reason(error: &ClientError) -> String {
         ClientError::ConnectionLost { .. } => "connection lost".into(),
         ClientError::RoundLimit { .. } => "round limit".into(),
         ClientError::BudgetExceeded { .. } => "flow budget exceeded".into(),
+        ClientError::RetriesExhausted { last, .. } => {
+            format!("retries exhausted; last: {}", reason(last))
+        }
         other => {
             let text = other.to_string();
             text.chars().take(120).collect()
@@ -286,6 +319,7 @@ struct RunSummary {
     flows_on_several_instances: usize,
     restarts: usize,
     flows_restarted: usize,
+    retries: BTreeMap<String, usize>,
     seconds: f64,
     flows_per_second: f64,
 }
@@ -297,7 +331,13 @@ async fn run(args: RunArgs) -> Result<(), String> {
     let shared = Arc::new(connect(&args.url).await?);
     let config = DriverConfig::default()
         .with_max_rounds(args.max_rounds)
-        .with_budget(Some(Duration::from_secs_f64(args.flow_budget)));
+        .with_budget(Some(Duration::from_secs_f64(args.flow_budget)))
+        .with_retries(
+            RetryPolicy::default()
+                .with_max_retries(args.retries)
+                .with_max_backoff(Duration::from_millis(args.max_backoff_ms))
+                .retry_first_calls(args.retry_first_calls),
+        );
     let started = Instant::now();
     let deadline = args
         .duration
@@ -312,14 +352,14 @@ async fn run(args: RunArgs) -> Result<(), String> {
             next.clone(),
             outcomes.clone(),
         );
-        let (prefix, limit) = (args.prefix.clone(), args.flows);
+        let (prefix, limit, stop_file) = (args.prefix.clone(), args.flows, args.stop_file.clone());
         workers.push(tokio::spawn(async move {
             loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let more = match deadline {
                     Some(deadline) => Instant::now() < deadline,
                     None => index < limit,
-                };
+                } && !stop_file.as_ref().is_some_and(|file| file.exists());
                 if !more {
                     break;
                 }
@@ -349,6 +389,9 @@ async fn run(args: RunArgs) -> Result<(), String> {
                 .or_default() += 1;
         }
         summary.restarts += outcome.trace.restarts;
+        for (kind, count) in &outcome.trace.retries {
+            *summary.retries.entry(kind.clone()).or_default() += count;
+        }
         summary.flows_restarted += usize::from(outcome.trace.restarts > 0);
         match &outcome.result {
             Ok(variant) => {

@@ -17,6 +17,7 @@ use std::time::Duration;
 use clap::Parser;
 use mrtr::server::McpServer;
 use mrtr::server::http::HttpServing;
+use mrtr::server::ledger::RedisLedger;
 use mrtr::token::KeyRing;
 use mrtr_bench::cluster::{Node, steps_v1, steps_v2};
 use tracing_subscriber::EnvFilter;
@@ -52,10 +53,17 @@ struct Args {
 fn server(args: &Args) -> Result<McpServer, Box<dyn std::error::Error>> {
     let node = Node::open(&args.instance_id, args.variant, &args.effects)
         .map_err(|error| format!("cannot open {}: {error}", args.effects.display()))?;
-    let builder = McpServer::builder("mrtr-cluster-node")
+    let mut builder = McpServer::builder("mrtr-cluster-node")
         .keys(KeyRing::from_env_or_generate()?)
         .state_ttl(Duration::from_secs(args.state_ttl))
+        .instance_id(args.instance_id.clone())
         .state(node);
+    if let Some(url) = &args.redis {
+        // Parses only: the node starts (and keeps serving) while Redis is down.
+        builder = builder
+            .round_ledger(RedisLedger::open(url)?)
+            .round_lease(Duration::from_secs(args.round_lease));
+    }
     let builder = match args.variant {
         1 => builder.tool(steps_v1),
         _ => builder.tool(steps_v2),
