@@ -18,6 +18,7 @@
 #![deny(unsafe_code)]
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
+pub mod cluster;
 pub mod engine;
 pub mod hand_written;
 pub mod load;

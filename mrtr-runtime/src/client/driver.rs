@@ -469,6 +469,7 @@ impl MrtrClient {
                 round: pending.round + 1,
                 input_requests: result.input_requests.unwrap_or_default(),
                 request_state: result.request_state,
+                meta: result.meta,
             }),
         })
     }
@@ -978,6 +979,7 @@ mod tests {
             round: 2,
             input_requests: serde_json::from_value(json!({"r": {"method": "roots/list"}})).unwrap(),
             request_state: Some("{\"nonce\": 1}".into()),
+            meta: serde_json::from_value(json!({"io.mrtr/instance": "a"})).unwrap(),
         };
         let text = serde_json::to_string(&pending).unwrap();
         let back: PendingCall = serde_json::from_str(&text).unwrap();
@@ -985,5 +987,6 @@ mod tests {
         let wire: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(wire["method"], "prompts/get");
         assert_eq!(wire["requestState"], "{\"nonce\": 1}");
+        assert_eq!(wire["_meta"]["io.mrtr/instance"], "a");
     }
 }

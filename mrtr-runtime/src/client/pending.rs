@@ -1,4 +1,6 @@
-use rmcp::model::{CallToolResult, GetPromptResult, InputRequests, JsonObject, ReadResourceResult};
+use rmcp::model::{
+    CallToolResult, GetPromptResult, InputRequests, JsonObject, MetaObject, ReadResourceResult,
+};
 use serde::{Deserialize, Serialize};
 
 /// What is being called: the method plus the params that stay the same in every round.
@@ -110,6 +112,10 @@ pub struct PendingCall {
     /// The server's opaque state, to echo byte-exact; `None` when the server sent none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
+    /// The `_meta` of the server's last answer (e.g. which instance served the round);
+    /// never sent back.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<MetaObject>,
 }
 
 impl PendingCall {
@@ -120,6 +126,7 @@ impl PendingCall {
             round: 0,
             input_requests: InputRequests::new(),
             request_state: None,
+            meta: None,
         }
     }
 
