@@ -34,6 +34,14 @@ pub struct RedisLedger {
     connection: OnceCell<ConnectionManager>,
     prefix: String,
     timeout: Duration,
+    /// The scripts, hashed once (each call sends only the SHA-1: `EVALSHA`).
+    scripts: Scripts,
+}
+
+struct Scripts {
+    claim: Script,
+    renew: Script,
+    record: Script,
 }
 
 impl std::fmt::Debug for RedisLedger {
@@ -107,6 +115,11 @@ impl RedisLedger {
             connection: OnceCell::new(),
             prefix: "mrtr:".to_owned(),
             timeout: Duration::from_secs(1),
+            scripts: Scripts {
+                claim: Script::new(CLAIM),
+                renew: Script::new(RENEW),
+                record: Script::new(RECORD),
+            },
         })
     }
 
@@ -158,12 +171,11 @@ impl RedisLedger {
 
     async fn run(
         &self,
-        script: &'static str,
+        script: &Script,
         round: &RoundId,
         args: &[&[u8]],
     ) -> Result<Value, LedgerError> {
         let mut connection = self.connection().await?;
-        let script = Script::new(script);
         let mut invocation = script.key(self.key(round));
         for arg in args {
             invocation.arg(*arg);
@@ -231,7 +243,7 @@ impl RoundLedger for RedisLedger {
             let take_over = if claim.take_over_expired { "1" } else { "0" };
             let value = self
                 .run(
-                    CLAIM,
+                    &self.scripts.claim,
                     &claim.round,
                     &[
                         owner.as_bytes(),
@@ -256,8 +268,12 @@ impl RoundLedger for RedisLedger {
             let owner = owner_arg(owner);
             let lease = lease.as_millis().max(1).to_string();
             flag(
-                self.run(RENEW, round, &[owner.as_bytes(), lease.as_bytes()])
-                    .await?,
+                self.run(
+                    &self.scripts.renew,
+                    round,
+                    &[owner.as_bytes(), lease.as_bytes()],
+                )
+                .await?,
             )
         })
     }
@@ -271,7 +287,7 @@ impl RoundLedger for RedisLedger {
         Box::pin(async move {
             let owner = owner_arg(owner);
             flag(
-                self.run(RECORD, round, &[owner.as_bytes(), response])
+                self.run(&self.scripts.record, round, &[owner.as_bytes(), response])
                     .await?,
             )
         })
