@@ -1,21 +1,25 @@
 //! The example binaries the tests spawn, always rebuilt once per test process so a test
 //! never drives a stale binary (cargo makes the rebuild a no-op when nothing changed).
+//!
+//! The builds pass `--workspace` so cargo resolves features exactly as `cargo test
+//! --workspace` (the README's test command) does and reuses its artifacts; `-p mrtr` would
+//! unify features differently and build a second copy of every dependency.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-/// `target/<profile>/examples/<name>`, built by `cargo build -p mrtr --example <name>` the first
-/// time it is asked for in this process.
+/// `target/<profile>/examples/<name>`, built by `cargo build --workspace --example <name>` the
+/// first time it is asked for in this process.
 pub fn example(name: &str) -> PathBuf {
-    built(&["-p", "mrtr", "--example", name], &["examples", name])
+    built(&["--workspace", "--example", name], &["examples", name])
 }
 
-/// `target/<profile>/mrtr`, the terminal client, built by `cargo build -p mrtr-cli --bin mrtr`
+/// `target/<profile>/mrtr`, the terminal client, built by `cargo build --workspace --bin mrtr`
 /// the first time it is asked for in this process.
 pub fn terminal_client() -> PathBuf {
-    built(&["-p", "mrtr-cli", "--bin", "mrtr"], &["mrtr"])
+    built(&["--workspace", "--bin", "mrtr"], &["mrtr"])
 }
 
 /// Runs `cargo build <args>` once per process and returns `target/<profile>/<relative>`.
