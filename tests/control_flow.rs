@@ -669,6 +669,31 @@ async fn deferred_initialization_and_let_chains() {
     );
 }
 
+/// In a let chain the `let`'s binding shadows an outer local of the same name in the
+/// conditions after it too: the outer `v`, moved before the suspension, is not stored.
+#[mrtr::tool]
+async fn chain_shadowing() -> String {
+    let v = String::from("moved");
+    drop(v);
+    let answer = ask!(text("a")).ok().unwrap_or_default();
+    if let Some(v) = answer.strip_prefix('x')
+        && !v.is_empty()
+    {
+        return v.to_string();
+    }
+    answer
+}
+
+#[tokio::test]
+async fn a_let_chain_binding_shadows_in_later_conditions() {
+    for (typed, expected) in [("xyz", "yz"), ("x", "x"), ("abc", "abc")] {
+        let flow = drive(&chain_shadowing, json!({}), |_, _, _| answer_text(typed))
+            .await
+            .unwrap();
+        assert_eq!(text(&flow.output), expected, "{typed}");
+    }
+}
+
 /// A JSON value cannot live across a suspension (postcard cannot restore it): the step
 /// fails loudly at the suspension; wrapped in `JsonText` it works.
 #[mrtr::tool]
