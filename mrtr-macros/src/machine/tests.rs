@@ -1504,3 +1504,97 @@ fn a_let_chain_that_suspends_binds_for_its_later_conditions_and_its_body() {
         );
     }
 }
+
+#[test]
+fn a_pattern_binding_that_hides_a_local_needed_after_it_is_refused() {
+    for construct in [
+        // An arm that suspends, and an arm kept inline after a suspending scrutinee.
+        quote!(let p = match n.checked_sub(1) {
+            Some(v) => { let a = ask!(text("q")); format!("{v}{a:?}") }
+            None => String::new(),
+        };),
+        quote!(let p = match ask!(text("q")).ok() { Some(v) => v, None => String::new() };),
+        // `if let`, a let chain, an `if let` guard.
+        quote!(let p = if let Some(v) = n.checked_sub(1) {
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        } else {
+            String::new()
+        };),
+        quote!(let p = if let Some(v) = n.checked_sub(1) && v > 0 {
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        } else {
+            String::new()
+        };),
+        quote!(let p = match n.checked_sub(1) {
+            Some(w) if let Some(v) = w.checked_sub(1) => { let a = ask!(text("q")); format!("{v}{a:?}") }
+            _ => String::new(),
+        };),
+        // Loops.
+        quote!(let mut p = String::new(); for v in 0..n { let a = ask!(text("q")); p = format!("{v}{a:?}"); }),
+        quote!(let mut p = String::new(); let mut i = 0; while let Some(v) = n.checked_sub(i) {
+            i += 1;
+            let a = ask!(text("q"));
+            p = format!("{v}{a:?}");
+        }),
+    ] {
+        let hidden = analysis_errors(quote!({
+            let v = String::from("outer");
+            #construct
+            format!("{p}{v}")
+        }));
+        assert_eq!(
+            hidden,
+            "`v` here hides the outer `v`, which the code after this branch still needs; \
+             around a suspension the outer value would be replaced by this binding: rename one of them",
+            "{construct}"
+        );
+        // Once the outer `v` is not needed after the branch, nothing to refuse.
+        let unneeded = analysis_errors(quote!({
+            let v = String::from("outer");
+            drop(v);
+            #construct
+            format!("{p}")
+        }));
+        assert_eq!(unneeded, "", "{construct}");
+    }
+    // A binding of another name is fine.
+    for body in [
+        quote!({
+            let v = String::from("outer");
+            let p = match ask!(text("q")).ok() {
+                Some(w) => w,
+                None => String::new(),
+            };
+            format!("{p}{v}")
+        }),
+        // The outer `v` is passed on under a hidden name where an inner `v` hides it.
+        quote!({
+            let v = String::from("outer");
+            let p = {
+                let v = 1;
+                drop(v);
+                match ask!(text("q")).ok() {
+                    Some(v) => v,
+                    None => String::new(),
+                }
+            };
+            format!("{p}{v}")
+        }),
+    ] {
+        assert_eq!(analysis_errors(body.clone()), "", "{body}");
+    }
+}
+
+#[test]
+fn an_if_let_guard_of_a_lowered_match_reads_its_scrutinee() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let kept = String::from("7");
+        match ask!(text("q")).ok() {
+            Some(s) if let Ok(x) = kept.parse::<u32>() => format!("{s}{x}"),
+            _ => String::new(),
+        }
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["kept"]);
+}

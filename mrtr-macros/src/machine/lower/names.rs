@@ -158,8 +158,9 @@ impl<'ast> Visit<'ast> for Mentions {
     fn visit_arm(&mut self, arm: &'ast syn::Arm) {
         let names = pattern_bindings(&arm.pat);
         self.scoped(names, |this| {
+            // An `if let` guard's bindings are in scope in the arm's body.
             if let Some((_, guard)) = &arm.guard {
-                this.visit_expr(guard);
+                this.chain(guard);
             }
             this.visit_expr(&arm.body);
         });
@@ -206,7 +207,7 @@ impl<'ast> Visit<'ast> for Mentions {
     }
 }
 
-/// Names bound by the `let`s of a condition (`if let`, let chains).
+/// Names bound by the `let`s of a condition (`if let`, let chains, `if let` guards).
 pub fn collect_let_bindings(cond: &Expr, names: &mut Vec<syn::Ident>) {
     match cond {
         Expr::Let(expr) => names.extend(pattern_bindings(&expr.pat)),
