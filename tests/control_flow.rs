@@ -669,6 +669,61 @@ async fn deferred_initialization_and_let_chains() {
     );
 }
 
+/// In a let chain the `let`'s binding shadows an outer local of the same name in the
+/// conditions after it too: the outer `v`, moved before the suspension, is not stored.
+#[mrtr::tool]
+async fn chain_shadowing() -> String {
+    let v = String::from("moved");
+    drop(v);
+    let answer = ask!(text("a")).ok().unwrap_or_default();
+    if let Some(v) = answer.strip_prefix('x')
+        && !v.is_empty()
+    {
+        return v.to_string();
+    }
+    answer
+}
+
+#[tokio::test]
+async fn a_let_chain_binding_shadows_in_later_conditions() {
+    for (typed, expected) in [("xyz", "yz"), ("x", "x"), ("abc", "abc")] {
+        let flow = drive(&chain_shadowing, json!({}), |_, _, _| answer_text(typed))
+            .await
+            .unwrap();
+        assert_eq!(text(&flow.output), expected, "{typed}");
+    }
+}
+
+/// An `if let` guard binds for its arm's body, also when the arm suspends.
+#[mrtr::tool]
+async fn guard_bindings(raw: String) -> String {
+    match raw.parse::<u32>() {
+        Ok(n)
+            if let Some(v) = n.checked_sub(1)
+                && v > 0 =>
+        {
+            let again = ask!(text("Again?")).ok().unwrap_or_default();
+            format!("{v}{again}")
+        }
+        _ => String::from("none"),
+    }
+}
+
+#[tokio::test]
+async fn an_if_let_guard_binds_for_its_suspending_arm() {
+    let answer = |_: &str, _: &_, _| answer_text("!");
+    let flow = drive(&guard_bindings, json!({"raw": "5"}), answer)
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "4!");
+    assert_eq!(flow.rounds.len(), 1);
+    let flow = drive(&guard_bindings, json!({"raw": "1"}), answer)
+        .await
+        .unwrap();
+    assert_eq!(text(&flow.output), "none");
+    assert!(flow.rounds.is_empty());
+}
+
 /// A JSON value cannot live across a suspension (postcard cannot restore it): the step
 /// fails loudly at the suspension; wrapped in `JsonText` it works.
 #[mrtr::tool]

@@ -1,12 +1,17 @@
 //! Stage 4, analysis: liveness — which variables each block needs at its entry, and so
 //! which locals each resume point keeps in the sealed state — and the checks that need it:
 //! locals a suspension cannot keep ([`check_stored`]), locals not assigned on every path
-//! ([`check_assigned`]) and jumps that would carry a shadowing binding ([`check_jumps`]).
+//! ([`check_assigned`]), jumps that would carry a shadowing binding ([`check_jumps`]) and
+//! pattern bindings that hide a local still needed after them ([`check_shadowing`]).
 //! Code generation runs only when all of them pass.
 
 use std::collections::BTreeSet;
 
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+
 use super::cfg::*;
+use super::lower::names::{collect_let_bindings, pattern_bindings};
 use crate::internals::errors::Errors;
 
 /// The result of the analysis.
@@ -338,6 +343,111 @@ pub fn check_jumps(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: &
                 Term::Goto(_) | Term::ForNext { .. } | Term::Advance { .. } | Term::Unreachable,
             )
             | None => {}
+        }
+    }
+}
+
+/// The names a pattern binds (`Some(v)`, `A(x) | B(x)`), from its tokens.
+fn pattern_names(pat: &TokenStream) -> Vec<syn::Ident> {
+    syn::Pat::parse_multi_with_leading_vert
+        .parse2(pat.clone())
+        .map(|pat| pattern_bindings(&pat))
+        .unwrap_or_default()
+}
+
+/// The names the `let`s of a condition or guard bind (`let Some(v) = x && v > 0`).
+fn condition_names(cond: &Code) -> Vec<syn::Ident> {
+    let mut names = Vec::new();
+    if let Ok(cond) = syn::parse2::<syn::Expr>(cond.tokens.clone()) {
+        collect_let_bindings(&cond, &mut names);
+    }
+    names
+}
+
+/// Where the flow goes from inside a branch: the block it continues in, and the targets of
+/// the jumps in its kept code.
+fn edge_targets(cfg: &Cfg, edge: &Edge) -> Vec<BlockId> {
+    match edge {
+        Edge::Block(block) => vec![*block],
+        Edge::Inline { body, then, .. } => body
+            .jumps
+            .iter()
+            .map(|jump| cfg.jumps[*jump].target)
+            .chain([*then])
+            .collect(),
+    }
+}
+
+/// Reports a binding of a lowered `match` arm, `if let`, `while let` or `for` pattern that
+/// hides a local the code after it still needs. The generated code leaves the branch from
+/// inside the pattern's scope, naming each local it passes on: there the name means the
+/// binding, so the outer local would silently take the binding's value.
+pub fn check_shadowing(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: &mut Errors) {
+    let mut reported = BTreeSet::new();
+    for (block_id, block) in cfg.blocks.iter().enumerate() {
+        if !reachable[block_id] {
+            continue;
+        }
+        // What each name means where the block's terminator runs.
+        let mut visible = block.scope.clone();
+        for item in &block.items {
+            if let Item::Let { defs, .. } = item {
+                visible.extend(
+                    defs.iter()
+                        .map(|def| (cfg.vars[*def].ident.to_string(), *def)),
+                );
+            }
+        }
+        let mut branches: Vec<(Vec<syn::Ident>, &[VarId], Vec<BlockId>)> = Vec::new();
+        match &block.term {
+            Some(Term::Match { arms, .. }) => {
+                for arm in arms {
+                    let mut names = pattern_names(&arm.pat);
+                    if let Some(guard) = &arm.guard {
+                        names.extend(condition_names(guard));
+                    }
+                    branches.push((names, &arm.binds, edge_targets(cfg, &arm.edge)));
+                }
+            }
+            Some(Term::If {
+                cond,
+                then_edge,
+                then_binds,
+                ..
+            }) => branches.push((
+                condition_names(cond),
+                then_binds,
+                edge_targets(cfg, then_edge),
+            )),
+            Some(Term::ForNext {
+                pat, binds, body, ..
+            }) => branches.push((pattern_names(pat), binds, vec![*body])),
+            _ => {}
+        }
+        for (names, binds, targets) in branches {
+            for name in names {
+                let text = name.to_string();
+                let Some(outer) = visible
+                    .iter()
+                    .rev()
+                    .find(|(visible, _)| *visible == text)
+                    .map(|(_, var)| *var)
+                else {
+                    continue;
+                };
+                let needed = targets
+                    .iter()
+                    .any(|target| liveness.live_in[*target].contains(&outer));
+                if needed && !binds.contains(&outer) && reported.insert(outer) {
+                    errors.at(
+                        name.span(),
+                        format!(
+                            "`{text}` here hides the outer `{text}`, which the code after this branch still needs; \
+                             around a suspension the outer value would be replaced by this binding: rename one of them"
+                        ),
+                    );
+                }
+            }
         }
     }
 }

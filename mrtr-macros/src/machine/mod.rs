@@ -129,6 +129,7 @@ pub(crate) fn lower_and_analyze(
     analyze::check_stored(&cfg, &liveness, &reachable, errors);
     analyze::check_assigned(&cfg, &liveness, errors);
     analyze::check_jumps(&cfg, &liveness, &reachable, errors);
+    analyze::check_shadowing(&cfg, &liveness, &reachable, errors);
     (cfg, liveness)
 }
 

@@ -1118,3 +1118,483 @@ fn crate_option_points_every_generated_path_at_the_renamed_facade() {
     assert!(stub.contains("compile_error"), "{stub}");
     assert!(!stub.contains(":: mrtr ::"), "{stub}");
 }
+
+/// Each straight-line item of the graph, block by block, compacted: `let PAT = INIT`,
+/// `VAR := VALUE` for an assignment lowering tracks, and a kept statement as written.
+fn item_texts(cfg: &cfg::Cfg) -> Vec<String> {
+    use lower::compact;
+    cfg.blocks
+        .iter()
+        .flat_map(|block| &block.items)
+        .map(|item| match item {
+            cfg::Item::Stmt(code) => compact(code.tokens.clone()),
+            cfg::Item::Let {
+                pat,
+                init: Some(init),
+                ..
+            } => format!(
+                "let {} = {}",
+                compact(pat.clone()),
+                compact(init.tokens.clone())
+            ),
+            cfg::Item::Let {
+                pat, init: None, ..
+            } => format!("let {}", compact(pat.clone())),
+            cfg::Item::Assign { var, value } => format!(
+                "{} := {}",
+                cfg.vars[*var].ident,
+                compact(value.tokens.clone())
+            ),
+        })
+        .collect()
+}
+
+#[test]
+fn an_assignment_to_a_local_overwrites_it_and_other_assignments_are_kept_as_written() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let mut x = String::from("a");
+        let mut pair = (1, 2);
+        let a = ask!(text("q"));
+        x = format!("{a:?}");
+        pair.0 = 3;
+        #[cfg(any())]
+        x = String::new();
+        format!("{x}{pair:?}")
+    }));
+    // `x = ..` is tracked (an `Item::Assign`, shown as `:=`); a field is not a local, and an
+    // assignment with attributes stays as written so that its `#[cfg]` still applies.
+    assert_eq!(
+        item_texts(&cfg),
+        [
+            r#"let mut x = String::from("a")"#,
+            "let mut pair = (1, 2)",
+            "let a = __mrtr_t3",
+            r#"x := format!("{a:?}")"#,
+            "pair.0 = 3;",
+            "#[cfg(any())]x = String::new();",
+        ]
+    );
+    // The tracked assignment overwrites `x` before any read: its old value is not kept.
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["pair"]);
+}
+
+#[test]
+fn a_suspending_assignment_in_an_arm_is_tracked_and_delivers_unit_only_where_used() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let mut region = String::new();
+        let mut pair = (String::new(), 0);
+        match n {
+            0 => region = ask!(text("r")).unwrap_or_default(),
+            1 => pair.0 = ask!(text("p")).unwrap_or_default(),
+            _ => {}
+        }
+        let unit = match n {
+            0 => region = ask!(text("r")).unwrap_or_default(),
+            _ => {}
+        };
+        format!("{region}{pair:?}{unit:?}")
+    }));
+    // The statement `match` discards its arms' `()`; the one bound to `unit` gets it in
+    // its temporary (`__mrtr_t5`).
+    assert_eq!(
+        item_texts(&cfg),
+        [
+            "let mut region = String::new()",
+            "let mut pair = (String::new(), 0)",
+            "region := __mrtr_t3.unwrap_or_default()",
+            "pair.0 = __mrtr_t4.unwrap_or_default();",
+            "let unit = __mrtr_t5",
+            "region := __mrtr_t6.unwrap_or_default()",
+            "let __mrtr_t5 = ()",
+        ]
+    );
+    // Across the `region` question only `pair` is kept: the answer overwrites `region`.
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["pair"]);
+    assert_eq!(stored_names(&cfg, &liveness, 1), ["region", "pair"]);
+}
+
+#[test]
+fn a_local_assigned_in_every_arm_is_not_kept_across_the_scrutinee() {
+    for arms in [
+        quote!(Some(s) => region = s, None => region = String::new(),),
+        quote!(Some(s) => { region = s; } None => { region = String::new(); }),
+    ] {
+        let (cfg, liveness) = lower_tool(quote!({
+            let region;
+            match ask!(text("where")) {
+                #arms
+            }
+            region
+        }));
+        assert!(stored_names(&cfg, &liveness, 0).is_empty(), "{arms}");
+    }
+    // A labeled block can be left before its assignment runs: the old value may be read.
+    let (cfg, liveness) = lower_tool(quote!({
+        let mut region = String::from("default");
+        match ask!(text("where")) {
+            Some(s) => 'set: {
+                if s.is_empty() {
+                    break 'set;
+                }
+                region = s;
+            }
+            None => region = String::new(),
+        }
+        region
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["region"]);
+}
+
+/// How each block of `cfg` ends.
+fn terms(cfg: &cfg::Cfg) -> Vec<&'static str> {
+    cfg.blocks
+        .iter()
+        .map(|block| match &block.term {
+            Some(cfg::Term::Return(_)) => "return",
+            Some(cfg::Term::Unreachable) => "unreachable",
+            Some(cfg::Term::Suspend(_)) => "suspend",
+            Some(cfg::Term::Goto(_)) => "goto",
+            Some(_) => "branch",
+            None => "open",
+        })
+        .collect()
+}
+
+#[test]
+fn a_body_whose_last_statement_diverges_ends_unreachable_not_with_unit() {
+    for body in [
+        quote!({
+            let a = ask!(text("q"));
+            return format!("{a:?}");
+        }),
+        quote!({
+            let a = ask!(text("q"));
+            drop(a);
+            panic!("no answer");
+        }),
+    ] {
+        let (cfg, _) = lower_tool(body.clone());
+        assert_eq!(terms(&cfg), ["suspend", "unreachable"], "{body}");
+    }
+    // A suspending block used as a value that ends in a statement is `()`.
+    let (cfg, _) = lower_tool(quote!({
+        let v = {
+            let a = ask!(text("q"));
+            drop(a);
+        };
+        format!("{v:?}")
+    }));
+    assert_eq!(terms(&cfg), ["suspend", "goto", "return"]);
+    assert!(item_texts(&cfg).contains(&"let __mrtr_t1 = ()".to_string()));
+}
+
+#[test]
+fn a_suspending_return_ends_the_flow_and_keeps_nothing_for_later() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let later = String::from("z");
+        if n > 0 {
+            return ask!(text("q")).unwrap_or_default();
+        }
+        later
+    }));
+    let resume = cfg.sites[0].resume;
+    assert!(
+        matches!(&cfg.blocks[resume].term, Some(cfg::Term::Return(code)) if code.tokens.to_string().ends_with("unwrap_or_default ()")),
+        "{:?}",
+        cfg.blocks[resume]
+    );
+    assert!(stored_names(&cfg, &liveness, 0).is_empty());
+}
+
+#[test]
+fn a_suspending_break_value_goes_to_its_loops_result() {
+    for body in [
+        quote!({
+            let v = loop {
+                break ask!(text("q")).unwrap_or_default();
+            };
+            v
+        }),
+        quote!({
+            let v = 'outer: loop {
+                loop {
+                    break 'outer ask!(text("q")).unwrap_or_default();
+                }
+            };
+            v
+        }),
+    ] {
+        let (cfg, _) = lower_tool(body.clone());
+        // Lowered directly: no jump marker, the value is bound in the resume block, which
+        // goes to the exit of the labeled loop, where `v` is returned.
+        assert!(cfg.jumps.is_empty(), "{body}");
+        let resume = &cfg.blocks[cfg.sites[0].resume];
+        assert_eq!(resume.items.len(), 1, "{body}");
+        assert!(matches!(&resume.items[0], cfg::Item::Let { .. }), "{body}");
+        let Some(cfg::Term::Goto(exit)) = resume.term else {
+            panic!("{body}: {:?}", resume.term);
+        };
+        assert!(
+            matches!(&cfg.blocks[exit].term, Some(cfg::Term::Return(code)) if code.tokens.to_string() == "v"),
+            "{body}: {:?}",
+            cfg.blocks[exit]
+        );
+    }
+}
+
+#[test]
+fn a_loop_in_statement_position_has_no_result_for_its_breaks() {
+    let lowered = |head: TokenStream| {
+        lower_tool(quote!({
+            let mut last = String::new();
+            #head loop {
+                let a = ask!(text("q")).unwrap_or_default();
+                if a.is_empty() {
+                    break a;
+                }
+                last = a;
+            };
+            last
+        }))
+        .0
+    };
+    // The kept `break a` discards its value (`let _ = (a);` once expanded) ...
+    let cfg = lowered(TokenStream::new());
+    assert_eq!(cfg.jumps.len(), 1);
+    assert_eq!(cfg.jumps[0].value, None);
+    // ... and binds it when the loop is a value.
+    let cfg = lowered(quote!(let _v =));
+    assert_eq!(cfg.jumps.len(), 1);
+    assert!(cfg.jumps[0].value.is_some());
+}
+
+#[test]
+fn a_statement_macro_reads_its_names_and_its_question_marks_leave_the_tool() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let kept = String::from("a");
+        let a = ask!(text("q"));
+        println!("{kept} {}", a.ok_or("none")?);
+        String::new()
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["kept"]);
+    let printed = cfg
+        .blocks
+        .iter()
+        .flat_map(|block| &block.items)
+        .find_map(|item| match item {
+            cfg::Item::Stmt(code) if code.tokens.to_string().starts_with("println") => Some(code),
+            _ => None,
+        })
+        .expect("the println! statement is kept");
+    assert!(printed.exits);
+    assert!(
+        printed.tokens.to_string().contains("__mrtr_residual"),
+        "{}",
+        printed.tokens
+    );
+}
+
+#[test]
+fn names_bound_inside_kept_code_shadow_and_its_free_names_are_read() {
+    // Each statement reads `kept` (and only there) and binds its own `v`, which shadows
+    // the outer `v`: across the suspension only `kept` is stored.
+    for statement in [
+        quote!(let f = |v: usize, y: usize| v + y + kept.len();),
+        quote!(let g = match n.checked_sub(1) { Some(v) => v as usize + kept.len(), None => 0 };),
+        quote!(for v in kept.chars() {
+            drop(v);
+        }),
+        quote!(while let Some(v) = n.checked_sub(1) {
+            drop((v, &kept));
+            break;
+        }),
+        quote!(if let Some(v) = kept.chars().next() {
+            drop(v);
+        }),
+        quote!(if let Some(v) = n.checked_sub(1)
+            && v > 0
+        {
+            drop((v, &kept));
+        }),
+        quote!(while let Some(v) = n.checked_sub(1)
+            && v > 0
+        {
+            drop((v, &kept));
+            break;
+        }),
+    ] {
+        let (cfg, liveness) = lower_tool(quote!({
+            let kept = String::from("k");
+            let v = String::from("shadowed");
+            let a = ask!(text("q"));
+            #statement
+            format!("{a:?}")
+        }));
+        assert_eq!(stored_names(&cfg, &liveness, 0), ["kept"], "{statement}");
+    }
+    // rustc refuses a parenthesised `let`, but the macro sees it first: it binds like any
+    // other, so the macro adds no error of its own about the outer, borrowed `v`.
+    let errors = analysis_errors(quote!({
+        let s = String::from("s");
+        let v = s.as_str();
+        let a = ask!(text("q"));
+        if (let Some(v) = n.checked_sub(1)) {
+            drop(v);
+        }
+        format!("{a:?}")
+    }));
+    assert_eq!(errors, "");
+}
+
+#[test]
+fn only_a_borrow_of_loop_bindings_alone_is_derived_again_after_a_suspension() {
+    let lowered = |statement: TokenStream| {
+        lower_tool(quote!({
+            let files = vec![String::new()];
+            let cut = 1;
+            let mut log = Vec::new();
+            for name in &files {
+                #statement
+                let answer = ask!(text("q"));
+                log.push(format!("{v:?}{answer:?}"));
+            }
+            format!("{log:?}")
+        }))
+        .0
+    };
+    let derived = |cfg: &cfg::Cfg| {
+        cfg.derived
+            .iter()
+            .filter(|leaf| leaf.init.is_some())
+            .count()
+    };
+    assert_eq!(derived(&lowered(quote!(let v = name.trim();))), 1);
+    // Not a borrow; a `mut` binding; a borrow that also reads a local that is not a loop
+    // binding: ordinary locals.
+    for statement in [
+        quote!(let v = name.len();),
+        quote!(let mut v = name.trim();),
+        quote!(let v = &name[..cut];),
+    ] {
+        assert_eq!(derived(&lowered(statement.clone())), 0, "{statement}");
+    }
+}
+
+#[test]
+fn a_let_chain_that_suspends_binds_for_its_later_conditions_and_its_body() {
+    // The `let` of the chain suspends, so the condition and the `then` branch are lowered
+    // apart; both still see the chain's `v`, not the outer one (moved before the question).
+    for condition in [
+        quote!(let Some(v) = ask!(text("q")).ok() && !v.is_empty()),
+        // rustc refuses a parenthesised `let`; the macro binds it all the same.
+        quote!((let Some(v) = ask!(text("q")).ok())),
+    ] {
+        let (cfg, liveness) = lower_tool(quote!({
+            let v = String::from("moved");
+            drop(v);
+            if #condition {
+                drop(v);
+            }
+            String::new()
+        }));
+        assert!(
+            stored_names(&cfg, &liveness, 0).is_empty(),
+            "{condition}: {:?}",
+            stored_names(&cfg, &liveness, 0)
+        );
+    }
+}
+
+#[test]
+fn a_pattern_binding_that_hides_a_local_needed_after_it_is_refused() {
+    for construct in [
+        // An arm that suspends, and an arm kept inline after a suspending scrutinee.
+        quote!(let p = match n.checked_sub(1) {
+            Some(v) => { let a = ask!(text("q")); format!("{v}{a:?}") }
+            None => String::new(),
+        };),
+        quote!(let p = match ask!(text("q")).ok() { Some(v) => v, None => String::new() };),
+        // `if let`, a let chain, an `if let` guard.
+        quote!(let p = if let Some(v) = n.checked_sub(1) {
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        } else {
+            String::new()
+        };),
+        quote!(let p = if let Some(v) = n.checked_sub(1) && v > 0 {
+            let a = ask!(text("q"));
+            format!("{v}{a:?}")
+        } else {
+            String::new()
+        };),
+        quote!(let p = match n.checked_sub(1) {
+            Some(w) if let Some(v) = w.checked_sub(1) => { let a = ask!(text("q")); format!("{v}{a:?}") }
+            _ => String::new(),
+        };),
+        // Loops.
+        quote!(let mut p = String::new(); for v in 0..n { let a = ask!(text("q")); p = format!("{v}{a:?}"); }),
+        quote!(let mut p = String::new(); let mut i = 0; while let Some(v) = n.checked_sub(i) {
+            i += 1;
+            let a = ask!(text("q"));
+            p = format!("{v}{a:?}");
+        }),
+    ] {
+        let hidden = analysis_errors(quote!({
+            let v = String::from("outer");
+            #construct
+            format!("{p}{v}")
+        }));
+        assert_eq!(
+            hidden,
+            "`v` here hides the outer `v`, which the code after this branch still needs; \
+             around a suspension the outer value would be replaced by this binding: rename one of them",
+            "{construct}"
+        );
+        // Once the outer `v` is not needed after the branch, nothing to refuse.
+        let unneeded = analysis_errors(quote!({
+            let v = String::from("outer");
+            drop(v);
+            #construct
+            format!("{p}")
+        }));
+        assert_eq!(unneeded, "", "{construct}");
+    }
+    // A binding of another name is fine.
+    for body in [
+        quote!({
+            let v = String::from("outer");
+            let p = match ask!(text("q")).ok() {
+                Some(w) => w,
+                None => String::new(),
+            };
+            format!("{p}{v}")
+        }),
+        // The outer `v` is passed on under a hidden name where an inner `v` hides it.
+        quote!({
+            let v = String::from("outer");
+            let p = {
+                let v = 1;
+                drop(v);
+                match ask!(text("q")).ok() {
+                    Some(v) => v,
+                    None => String::new(),
+                }
+            };
+            format!("{p}{v}")
+        }),
+    ] {
+        assert_eq!(analysis_errors(body.clone()), "", "{body}");
+    }
+}
+
+#[test]
+fn an_if_let_guard_of_a_lowered_match_reads_its_scrutinee() {
+    let (cfg, liveness) = lower_tool(quote!({
+        let kept = String::from("7");
+        match ask!(text("q")).ok() {
+            Some(s) if let Ok(x) = kept.parse::<u32>() => format!("{s}{x}"),
+            _ => String::new(),
+        }
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["kept"]);
+}

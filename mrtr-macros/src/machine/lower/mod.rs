@@ -1262,8 +1262,14 @@ impl<'e> Lowerer<'e> {
                         .guard
                         .as_ref()
                         .map(|(_, guard)| self.code((**guard).clone(), &binds));
+                    // The body also sees what an `if let` guard binds (the guard itself
+                    // may read an outer local of the same name, so only the body).
+                    let mut body_binds = binds.clone();
+                    if let Some((_, guard)) = &arm.guard {
+                        collect_let_bindings(guard, &mut body_binds);
+                    }
                     self.cur = Some(from);
-                    let (edge, vars) = self.branch(&arm.body, &binds, dest, join);
+                    let (edge, vars) = self.branch(&arm.body, &body_binds, dest, join);
                     self.mark_borrowed(&vars, scrutinee_borrows(&expr_match.expr));
                     let pat = &arm.pat;
                     arms.push(Arm {

@@ -58,6 +58,31 @@ impl Mentions {
         self.bound.pop();
     }
 
+    /// Walks an `if`/`while` condition: in a let chain (`let Some(v) = x && v > 0`) the
+    /// names a `let` binds are in scope for the operands after it (and, through the
+    /// innermost frame, for the body), not for its own scrutinee.
+    fn chain(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Let(expr) => {
+                self.visit_expr(&expr.expr);
+                let names: Vec<String> = pattern_bindings(&expr.pat)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                self.inner.extend(names.iter().cloned());
+                if let Some(frame) = self.bound.last_mut() {
+                    frame.extend(names);
+                }
+            }
+            Expr::Binary(expr) if matches!(expr.op, syn::BinOp::And(_)) => {
+                self.chain(&expr.left);
+                self.chain(&expr.right);
+            }
+            Expr::Paren(expr) => self.chain(&expr.expr),
+            other => self.visit_expr(other),
+        }
+    }
+
     fn tokens(&mut self, tokens: TokenStream) {
         for tree in tokens {
             match tree {
@@ -133,8 +158,9 @@ impl<'ast> Visit<'ast> for Mentions {
     fn visit_arm(&mut self, arm: &'ast syn::Arm) {
         let names = pattern_bindings(&arm.pat);
         self.scoped(names, |this| {
+            // An `if let` guard's bindings are in scope in the arm's body.
             if let Some((_, guard)) = &arm.guard {
-                this.visit_expr(guard);
+                this.chain(guard);
             }
             this.visit_expr(&arm.body);
         });
@@ -147,20 +173,33 @@ impl<'ast> Visit<'ast> for Mentions {
     }
 
     fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
-        let mut names = Vec::new();
-        collect_let_bindings(&expr.cond, &mut names);
-        self.visit_expr(&expr.cond);
-        self.scoped(names, |this| this.visit_block(&expr.then_branch));
+        self.bound.push(Vec::new());
+        self.chain(&expr.cond);
+        self.visit_block(&expr.then_branch);
+        self.bound.pop();
         if let Some((_, else_branch)) = &expr.else_branch {
             self.visit_expr(else_branch);
         }
     }
 
     fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
-        let mut names = Vec::new();
-        collect_let_bindings(&expr.cond, &mut names);
-        self.visit_expr(&expr.cond);
-        self.scoped(names, |this| this.visit_block(&expr.body));
+        self.bound.push(Vec::new());
+        self.chain(&expr.cond);
+        self.visit_block(&expr.body);
+        self.bound.pop();
+    }
+
+    // A condition lowered on its own (`let Some(v) = x && v > 0`, once its suspension is
+    // split off) is a chain too.
+    fn visit_expr_binary(&mut self, expr: &'ast syn::ExprBinary) {
+        if matches!(expr.op, syn::BinOp::And(_)) {
+            self.bound.push(Vec::new());
+            self.chain(&expr.left);
+            self.chain(&expr.right);
+            self.bound.pop();
+        } else {
+            visit::visit_expr_binary(self, expr);
+        }
     }
 
     fn visit_expr_let(&mut self, expr: &'ast syn::ExprLet) {
@@ -168,7 +207,7 @@ impl<'ast> Visit<'ast> for Mentions {
     }
 }
 
-/// Names bound by the `let`s of a condition (`if let`, let chains).
+/// Names bound by the `let`s of a condition (`if let`, let chains, `if let` guards).
 pub fn collect_let_bindings(cond: &Expr, names: &mut Vec<syn::Ident>) {
     match cond {
         Expr::Let(expr) => names.extend(pattern_bindings(&expr.pat)),
