@@ -48,6 +48,9 @@ pub(crate) struct Incoming<'a> {
     pub(crate) request_state: Option<String>,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) principal: Option<String>,
+    /// When the machine continues as a task: after this many completed rounds, the next
+    /// step is not run here but handed off ([`Answer::Handoff`]).
+    pub(crate) handoff_at: Option<u32>,
 }
 
 /// What a request produced.
@@ -57,6 +60,20 @@ pub(crate) enum Answer<O> {
     Complete(O),
     /// The client must answer and retry.
     InputRequired(InputRequiredResult),
+    /// The MRTR phase is over: the rest runs as a task (see [`Incoming::handoff_at`]).
+    Handoff(Handoff),
+}
+
+/// Where a machine stands when its work moves from this request into a task.
+#[derive(Debug)]
+pub(crate) struct Handoff {
+    /// The resume for the next step (`None`: the machine has not started).
+    pub(crate) resume: Option<Resume>,
+    /// Rounds completed so far.
+    pub(crate) round: u32,
+    /// What the resumed round asked and the state it suspended with, so a malformed answer
+    /// can be asked again from the task.
+    pub(crate) asked: Option<(Vec<(String, InputRequest)>, Vec<u8>)>,
 }
 
 /// What one request answers: its result, or the JSON-RPC error.
@@ -235,7 +252,11 @@ impl Engine {
         };
         if let Some(guard) = guard {
             (guard.finish)(&mut served);
-            if let Some((rounds, held)) = held {
+            // A round that hands off to a task is not recorded: its outcome is the task,
+            // created after the round (a replay before its lease ends waits, then fails).
+            if let Some((rounds, held)) = held
+                && !matches!(served, Ok(Answer::Handoff(_)))
+            {
                 rounds.record(held, (guard.encode)(&served)).await;
             }
         }
@@ -313,6 +334,25 @@ impl Engine {
 
         loop {
             span.record("round", completed_rounds);
+            if incoming.handoff_at.is_some_and(|at| completed_rounds >= at) {
+                span.record("outcome", "continues as a task");
+                let asked = match &origin {
+                    Origin::Fresh => None,
+                    Origin::Token(pending) | Origin::EagerAnswers(pending) => {
+                        let requests = match &pending.requests {
+                            Some(requests) => requests.clone(),
+                            None => rebuild_requests(&pending.recipes, descriptor.literals)
+                                .map_err(|e| errors::internal(&e.to_string()))?,
+                        };
+                        Some((requests, pending.state.clone()))
+                    }
+                };
+                return Ok(Answer::Handoff(Handoff {
+                    resume: resume.take(),
+                    round: completed_rounds,
+                    asked,
+                }));
+            }
             let cx = self.request_cx(&incoming.capabilities, principal, completed_rounds);
             let run = Run {
                 arguments: incoming.arguments,
