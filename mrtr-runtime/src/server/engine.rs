@@ -64,6 +64,9 @@ pub(crate) enum Answer<O> {
     Handoff(Handoff),
 }
 
+/// The questions of a round, keyed, and the encoded state they were asked with.
+pub(crate) type Asked = (Vec<(String, InputRequest)>, Vec<u8>);
+
 /// Where a machine stands when its work moves from this request into a task.
 #[derive(Debug)]
 pub(crate) struct Handoff {
@@ -73,7 +76,7 @@ pub(crate) struct Handoff {
     pub(crate) round: u32,
     /// What the resumed round asked and the state it suspended with, so a malformed answer
     /// can be asked again from the task.
-    pub(crate) asked: Option<(Vec<(String, InputRequest)>, Vec<u8>)>,
+    pub(crate) asked: Option<Asked>,
 }
 
 /// What one request answers: its result, or the JSON-RPC error.

@@ -648,6 +648,7 @@ impl<F> McpServer<F> {
 
     /// Serves a `tools/call` of a task tool for a client that declared the tasks
     /// extension: its MRTR rounds as usual, then a task for the rest.
+    #[allow(clippy::too_many_arguments)] // the call's parts, as `call_tool` splits them
     async fn run_task_tool(
         &self,
         tasks: &Arc<Tasks>,

@@ -19,8 +19,11 @@ use crate::error::ErrorChain;
 use crate::machine::{
     AnswerProblem, Answers, AppStates, InputKind, Machine, RequestCx, Resume, Run, Step, StepError,
 };
-use crate::server::engine::Handoff;
+use crate::server::engine::{Asked, Handoff};
 use crate::server::errors;
+
+/// Stamps `serverInfo` (and the instance id) into a result's `_meta`.
+pub(crate) type Stamp = Box<dyn Fn(&mut Option<MetaObject>) + Send + Sync>;
 
 /// A tool machine that may run as a task.
 pub(crate) type ToolMachine = Arc<dyn Machine<Output = CallToolResult>>;
@@ -74,7 +77,7 @@ struct Job {
     round: u32,
     /// The questions of the resumed round and the state they were asked with, to ask them
     /// again when an answer is malformed.
-    asked: Option<(Vec<(String, InputRequest)>, Vec<u8>)>,
+    asked: Option<Asked>,
     arguments: JsonObject,
     capabilities: ClientCapabilities,
     principal: Option<String>,
@@ -89,7 +92,7 @@ enum Settle {
 /// The result of a read-modify-write.
 enum Modified {
     /// The change was written; the task as written.
-    Written(TaskBody),
+    Written(Box<TaskBody>),
     /// The change did not apply.
     Unchanged,
 }
@@ -105,7 +108,7 @@ pub(crate) struct Tasks {
     running: Mutex<HashMap<String, (u64, tokio::task::AbortHandle)>>,
     generation: AtomicU64,
     /// Stamps `serverInfo` (and the instance id) into results.
-    stamp: Box<dyn Fn(&mut Option<MetaObject>) + Send + Sync>,
+    stamp: Stamp,
 }
 
 impl Tasks {
@@ -114,7 +117,7 @@ impl Tasks {
         settings: TaskSettings,
         states: Arc<AppStates>,
         tools: impl IntoIterator<Item = ToolMachine>,
-        stamp: Box<dyn Fn(&mut Option<MetaObject>) + Send + Sync>,
+        stamp: Stamp,
     ) -> Arc<Self> {
         let tools = tools
             .into_iter()
@@ -560,7 +563,7 @@ impl Tasks {
                 body: encode(&body)?,
             };
             match self.store.replace(&next, stored.version).await {
-                Ok(true) => return Ok(Modified::Written(body)),
+                Ok(true) => return Ok(Modified::Written(Box::new(body))),
                 Ok(false) => continue,
                 Err(error) => {
                     tracing::warn!(%error, "cannot write a task");
