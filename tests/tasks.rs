@@ -351,6 +351,41 @@ async fn answers_for_keys_that_are_not_outstanding_are_ignored() {
     );
 }
 
+/// With a round ledger, the round that hands off is claimed and its outcome is the task: the
+/// same round re-sent (a lost reply, a retry after a 502), one after the other or at once,
+/// gets the same task back, and only one task runs. Without a ledger each re-send would
+/// start another task, as any re-run round runs its code again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resent_handoff_round_gets_the_same_task_with_a_round_ledger() {
+    let server = server(&Arc::default())
+        .round_ledger(mrtr::server::ledger::MemoryLedger::new())
+        .build()
+        .unwrap();
+    let url = serve(server).await;
+    let call = json!({"name": "export_dataset", "arguments": {"account": "acme"}});
+    let first = result(rpc(&url, "alice", true, "tools/call", call.clone()).await);
+    let mut retry = call;
+    retry["inputResponses"] = json!({"dataset": accept(json!({"choice": "orders"}))});
+    retry["requestState"] = first["requestState"].clone();
+
+    let created = result(rpc(&url, "alice", true, "tools/call", retry.clone()).await);
+    assert_eq!(created["resultType"], "task", "{created}");
+    let again = result(rpc(&url, "alice", true, "tools/call", retry.clone()).await);
+    let (a, b) = tokio::join!(
+        rpc(&url, "alice", true, "tools/call", retry.clone()),
+        rpc(&url, "alice", true, "tools/call", retry.clone()),
+    );
+    for replay in [again, result(a), result(b)] {
+        assert_eq!(replay["resultType"], "task", "{replay}");
+        assert_eq!(replay["taskId"], created["taskId"], "{replay}");
+    }
+
+    // The one task goes on as usual.
+    let task = created["taskId"].as_str().expect("a task id");
+    let waiting = settled(&url, "alice", task).await;
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_is_invisible_to_another_principal() {
     let url = serve(server(&Arc::default()).build().unwrap()).await;

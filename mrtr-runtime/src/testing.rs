@@ -577,7 +577,7 @@ impl Harness {
         match result {
             Ok(Served::Complete(output)) => Ok(Reply::Complete(output)),
             Ok(Served::InputRequired(result)) => Ok(Reply::InputRequired(result)),
-            Ok(Served::Handoff(_)) => Err(refused(ErrorData::internal_error(
+            Ok(Served::Handoff(_) | Served::Task(_)) => Err(refused(ErrorData::internal_error(
                 "the test kit does not run tasks",
                 None,
             ))),

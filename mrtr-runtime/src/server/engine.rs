@@ -62,6 +62,8 @@ pub(crate) enum Answer<O> {
     InputRequired(InputRequiredResult),
     /// The MRTR phase is over: the rest runs as a task (see [`Incoming::handoff_at`]).
     Handoff(Handoff),
+    /// The task a [`Handoff`] was turned into ([`Guard::hand_off`]), as the call answers it.
+    Task(rmcp::model::CreateTaskResult),
 }
 
 /// The questions of a round, keyed, and the encoded state they were asked with.
@@ -91,7 +93,14 @@ pub(crate) struct Guard<'a, O> {
     pub(crate) decode: fn(&[u8]) -> Option<Served<O>>,
     /// Completes an outcome as the client sees it (`_meta` stamps), before it is recorded.
     pub(crate) finish: &'a (dyn Fn(&mut Served<O>) + Send + Sync),
+    /// Turns a [`Handoff`] into its task while the round is still claimed, so the round's
+    /// recorded outcome is the task: a replay gets the same task, never a second one.
+    pub(crate) hand_off: Option<&'a HandOff<O>>,
 }
+
+/// Creates the task a round handed off to (see [`Guard::hand_off`]).
+pub(crate) type HandOff<O> =
+    dyn Fn(Handoff) -> futures::future::BoxFuture<'static, Served<O>> + Send + Sync;
 
 /// The per-server part of the pipeline: sealing and policies.
 pub(crate) struct Engine {
@@ -242,24 +251,29 @@ impl Engine {
             }
             _ => None,
         };
-        let run = self.resume_opened(
-            machine,
-            (&binding, &principal),
-            incoming,
-            envelope,
-            rejection_seen,
-        );
+        let hand_off = guard.and_then(|guard| guard.hand_off);
+        let run = async {
+            let served = self
+                .resume_opened(
+                    machine,
+                    (&binding, &principal),
+                    incoming,
+                    envelope,
+                    rejection_seen,
+                )
+                .await;
+            match (served, hand_off) {
+                (Ok(Answer::Handoff(handoff)), Some(hand_off)) => hand_off(handoff).await,
+                (served, _) => served,
+            }
+        };
         let mut served = match &held {
             Some((rounds, held)) => rounds.renewing(held, run).await,
             None => run.await,
         };
         if let Some(guard) = guard {
             (guard.finish)(&mut served);
-            // A round that hands off to a task is not recorded: its outcome is the task,
-            // created after the round (a replay before its lease ends waits, then fails).
-            if let Some((rounds, held)) = held
-                && !matches!(served, Ok(Answer::Handoff(_)))
-            {
+            if let Some((rounds, held)) = held {
                 rounds.record(held, (guard.encode)(&served)).await;
             }
         }

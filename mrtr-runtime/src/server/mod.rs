@@ -623,12 +623,14 @@ impl<F> McpServer<F> {
                 }
             }
             Ok(Answer::InputRequired(result)) => stamp_meta(&mut result.meta, info, instance),
+            Ok(Answer::Task(created)) => stamp_meta(&mut created.meta, info, instance),
             Ok(Answer::Handoff(_)) | Err(_) => {}
         };
         let guard = Guard {
             encode: encode_outcome::<O>,
             decode: decode_outcome::<O>,
             finish: &finish,
+            hand_off: None,
         };
         Ok(
             match self
@@ -639,7 +641,7 @@ impl<F> McpServer<F> {
             {
                 Answer::Complete(result) => R::from(result),
                 Answer::InputRequired(result) => R::from(result),
-                Answer::Handoff(_) => {
+                Answer::Handoff(_) | Answer::Task(_) => {
                     return Err(errors::internal("a handoff to a task without tasks"));
                 }
             },
@@ -672,12 +674,29 @@ impl<F> McpServer<F> {
         let finish = |served: &mut Served<CallToolResult>| match served {
             Ok(Answer::Complete(result)) => stamp_meta(&mut result.meta, info, instance),
             Ok(Answer::InputRequired(result)) => stamp_meta(&mut result.meta, info, instance),
+            Ok(Answer::Task(created)) => stamp_meta(&mut created.meta, info, instance),
             Ok(Answer::Handoff(_)) | Err(_) => {}
+        };
+        // The task is created inside the claimed round, so the round ledger records it as
+        // the round's outcome: a re-sent round gets the same task back.
+        let (task_machine, tasks, task_arguments) =
+            (machine.clone(), tasks.clone(), arguments.clone());
+        let hand_off = move |handoff| {
+            let (tasks, machine) = (tasks.clone(), task_machine.clone());
+            let (arguments, capabilities) = (task_arguments.clone(), capabilities.clone());
+            let principal = principal.clone();
+            Box::pin(async move {
+                tasks
+                    .create(machine, handoff, arguments, capabilities, principal)
+                    .await
+                    .map(Answer::Task)
+            }) as futures::future::BoxFuture<'static, Served<CallToolResult>>
         };
         let guard = Guard {
             encode: encode_outcome::<CallToolResult>,
             decode: decode_outcome::<CallToolResult>,
             finish: &finish,
+            hand_off: Some(&hand_off),
         };
         match self
             .inner
@@ -687,15 +706,8 @@ impl<F> McpServer<F> {
         {
             Answer::Complete(result) => Ok(result.into()),
             Answer::InputRequired(result) => Ok(result.into()),
-            Answer::Handoff(handoff) => {
-                let mut created = tasks
-                    .create(machine, handoff, arguments, capabilities, principal)
-                    .await?;
-                let mut meta = created.meta.take();
-                self.stamp(&mut meta);
-                created.meta = meta;
-                Ok(CallToolResponse::Task(created))
-            }
+            Answer::Task(created) => Ok(CallToolResponse::Task(created)),
+            Answer::Handoff(_) => Err(errors::internal("a handoff to a task was not created")),
         }
     }
 
@@ -826,13 +838,15 @@ enum RecordedOutcome<O> {
     Complete(O),
     InputRequired(rmcp::model::InputRequiredResult),
     Error(ErrorData),
+    Task(rmcp::model::CreateTaskResult),
 }
 
 fn encode_outcome<O: Serialize>(served: &Served<O>) -> Option<Vec<u8>> {
     let recorded = match served {
         Ok(Answer::Complete(result)) => RecordedOutcome::Complete(result),
         Ok(Answer::InputRequired(result)) => RecordedOutcome::InputRequired(result.clone()),
-        // A task is created after the round; the round itself answers nothing to replay.
+        Ok(Answer::Task(created)) => RecordedOutcome::Task(created.clone()),
+        // Not an answer (no task was made of it): nothing to replay.
         Ok(Answer::Handoff(_)) => return None,
         Err(error) => RecordedOutcome::Error(error.clone()),
     };
@@ -844,6 +858,7 @@ fn decode_outcome<O: DeserializeOwned>(bytes: &[u8]) -> Option<Served<O>> {
         RecordedOutcome::Complete(result) => Ok(Answer::Complete(result)),
         RecordedOutcome::InputRequired(result) => Ok(Answer::InputRequired(result)),
         RecordedOutcome::Error(error) => Err(error),
+        RecordedOutcome::Task(created) => Ok(Answer::Task(created)),
     })
 }
 
