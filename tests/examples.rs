@@ -3,6 +3,8 @@
 //! Streamable HTTP on 127.0.0.1 (the path the demo and users take).
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
+#[path = "../examples/showcase/data_export.rs"]
+mod data_export;
 #[path = "../examples/showcase/deploy_wizard.rs"]
 mod deploy_wizard;
 #[path = "../examples/showcase/explain_prompt.rs"]

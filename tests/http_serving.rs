@@ -8,6 +8,8 @@
 
 #[path = "support/bins.rs"]
 mod bins;
+#[path = "../examples/showcase/data_export.rs"]
+mod data_export;
 #[path = "../examples/showcase/deploy_wizard.rs"]
 mod deploy_wizard;
 #[path = "../examples/showcase/explain_prompt.rs"]

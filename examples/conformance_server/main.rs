@@ -15,6 +15,7 @@
 mod fixtures;
 mod legacy_fixtures;
 mod mrtr_fixtures;
+mod task_fixtures;
 
 use std::{net::SocketAddr, path::PathBuf};
 
@@ -23,6 +24,7 @@ use mrtr::server::http::HttpServing;
 
 use crate::fixtures::OrdinaryFixtures;
 use mrtr::server::McpServer;
+use mrtr::server::tasks::TaskSettings;
 
 /// Command line of the fixture server.
 #[derive(Debug, Parser)]
@@ -46,9 +48,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let options = Options::parse();
 
-    let builder = McpServer::builder("mrtr-conformance-fixtures");
-    let server = legacy_fixtures::register(mrtr_fixtures::register(builder))
-        .build_with(OrdinaryFixtures::new())?;
+    let builder = McpServer::builder("mrtr-conformance-fixtures").task_settings(
+        // The suite polls every 200 ms and waits at most 10 s for a task to end.
+        TaskSettings::default().poll_interval(std::time::Duration::from_millis(200)),
+    );
+    let builder = task_fixtures::register(mrtr_fixtures::register(builder));
+    let server = legacy_fixtures::register(builder).build_with(OrdinaryFixtures::new())?;
     // The production entry point: stateless 2026-07-28 beside legacy sessions, JSON
     // responses, TCP_NODELAY, Origin/Host checks, timeouts and caps, graceful shutdown on
     // SIGTERM/ctrl-c.

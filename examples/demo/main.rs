@@ -10,6 +10,8 @@
 
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
+#[path = "../showcase/data_export.rs"]
+mod data_export;
 #[path = "../showcase/deploy_wizard.rs"]
 mod deploy_wizard;
 #[path = "../showcase/explain_prompt.rs"]

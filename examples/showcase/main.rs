@@ -13,6 +13,7 @@
 
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
+mod data_export;
 mod deploy_wizard;
 mod explain_prompt;
 mod file_organiser;

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use mrtr::server::McpServer;
 use mrtr::server::http::HttpServing;
 
+use crate::data_export::export_dataset;
 use crate::deploy_wizard::deploy_wizard;
 use crate::explain_prompt::explain_prompt;
 use crate::file_organiser::organise_files;
@@ -20,6 +21,7 @@ pub fn showcase_server() -> anyhow::Result<McpServer> {
         .tool(deploy_wizard)
         .tool(order_food)
         .tool(organise_files)
+        .tool(export_dataset)
         .prompt(explain_prompt)
         .resource(vault_keys)
         .build()?)
@@ -36,6 +38,7 @@ pub fn describe(name: Option<&str>) -> Option<String> {
         deploy_wizard.describe(),
         order_food.describe(),
         organise_files.describe(),
+        export_dataset.describe(),
         explain_prompt.describe(),
         vault_keys.describe(),
     ];

@@ -102,6 +102,15 @@ impl RoundObserver for Transcript {
         for (key, response) in responses {
             let _ = writeln!(out, "   ! [{key}] {}", compact(response));
         }
+        if let Some((task, _)) = current_task() {
+            let _ = writeln!(
+                out,
+                "   → tasks/update {task} with {} answer(s)",
+                responses.len()
+            );
+            let _ = out.flush();
+            return;
+        }
         let _ = writeln!(
             out,
             "   → retrying {} with {} answer(s){}",
@@ -115,6 +124,51 @@ impl RoundObserver for Transcript {
         );
         let _ = out.flush();
     }
+
+    fn task_status(&self, task: &rmcp::model::Task) {
+        // Printed when the status changes, not on every poll.
+        let mut last = LAST_TASK_STATUS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let seen = (task.task_id.clone(), task.status);
+        if last.as_ref() == Some(&seen) {
+            return;
+        }
+        let fresh = last.as_ref().is_none_or(|(id, _)| *id != task.task_id);
+        *last = (!task.status.is_terminal()).then_some(seen);
+        drop(last);
+        let mut out = std::io::stdout().lock();
+        if fresh {
+            let _ = writeln!(
+                out,
+                "── continues as task {} (the server works in the background; polling every {} ms)",
+                task.task_id,
+                task.poll_interval_ms.unwrap_or(500)
+            );
+        }
+        let status = serde_json::to_value(task.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let message = task
+            .status_message
+            .as_deref()
+            .map(|m| format!(": {m}"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "   task {}: {status}{message}", task.task_id);
+        let _ = out.flush();
+    }
+}
+
+/// The task the transcript follows and its last printed status (`None` once it ended).
+static LAST_TASK_STATUS: std::sync::Mutex<Option<(String, rmcp::model::TaskStatus)>> =
+    std::sync::Mutex::new(None);
+
+fn current_task() -> Option<(String, rmcp::model::TaskStatus)> {
+    LAST_TASK_STATUS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
 }
 
 fn compact(value: &Value) -> String {

@@ -27,6 +27,7 @@ pub use crate::machine::{
 };
 pub use crate::machine::{DecodeError, decode_state};
 pub use crate::server::ledger::RoundPolicy;
+pub use crate::server::tasks::TaskSupport;
 
 pub use ::core;
 pub use ::std;

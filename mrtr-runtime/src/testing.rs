@@ -571,11 +571,16 @@ impl Harness {
             request_state,
             capabilities: self.capabilities.clone(),
             principal: self.principal.clone(),
+            handoff_at: None,
         };
         let (result, rejection) = self.engine.serve_explained(machine, incoming).await;
         match result {
             Ok(Served::Complete(output)) => Ok(Reply::Complete(output)),
             Ok(Served::InputRequired(result)) => Ok(Reply::InputRequired(result)),
+            Ok(Served::Handoff(_) | Served::Task(_)) => Err(refused(ErrorData::internal_error(
+                "the test kit does not run tasks",
+                None,
+            ))),
             Err(error) => Err(Refused { error, rejection }),
         }
     }

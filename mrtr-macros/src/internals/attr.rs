@@ -59,6 +59,11 @@ pub(crate) struct MachineArgs {
     /// How the round ledger protects the machine's rounds (`rounds = "at_most_once"`): the
     /// `RoundPolicy` variant's name.
     pub(crate) rounds: Option<Ident>,
+    /// Whether the tool may run as a task (`task = "optional"` / `"required"`): whether
+    /// it is required.
+    pub(crate) task: Option<bool>,
+    /// How many rounds are MRTR rounds before the task is created (`mrtr_rounds = N`).
+    pub(crate) mrtr_rounds: Option<syn::LitInt>,
 }
 
 /// The values `rounds = "..."` takes, and the `RoundPolicy` variant each names.
@@ -95,6 +100,32 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             .get_ident()
             .map(Ident::to_string)
             .unwrap_or_default();
+        if key == "mrtr_rounds" {
+            if kind != Kind::Tool {
+                errors.at(
+                    spanned(&pair.path),
+                    format!(
+                        "`mrtr_rounds` is for tools that run as tasks; #[mrtr::{}] cannot",
+                        kind.as_str()
+                    ),
+                );
+                continue;
+            }
+            if args.mrtr_rounds.is_some() {
+                errors.at(spanned(&pair.path), "`mrtr_rounds` is given twice");
+            }
+            match &pair.value {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(count),
+                    ..
+                }) if count.base10_parse::<u32>().is_ok() => args.mrtr_rounds = Some(count.clone()),
+                other => errors.at(
+                    spanned(other),
+                    "`mrtr_rounds` takes a number of rounds, e.g. `mrtr_rounds = 1`",
+                ),
+            }
+            continue;
+        }
         let value = match &pair.value {
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(lit),
@@ -139,6 +170,22 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             }
             continue;
         }
+        if key == "task" && kind == Kind::Tool {
+            if args.task.is_some() {
+                errors.at(spanned(&pair.path), "`task` is given twice");
+            }
+            match value.value().as_str() {
+                "optional" => args.task = Some(false),
+                "required" => args.task = Some(true),
+                other => errors.at(
+                    spanned(&value),
+                    format!(
+                        "unknown task support \"{other}\"; expected \"optional\" or \"required\""
+                    ),
+                ),
+            }
+            continue;
+        }
         let slot = match (key.as_str(), kind) {
             ("name", _) => &mut args.name,
             ("compat", _) => &mut args.compat,
@@ -150,7 +197,10 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
                     Kind::Resource => {
                         "`uri`, `name`, `mime_type`, `description`, `compat`, `rounds`, `crate`"
                     }
-                    _ => "`name`, `description`, `compat`, `rounds`, `crate`",
+                    Kind::Tool => {
+                        "`name`, `description`, `compat`, `rounds`, `task`, `mrtr_rounds`, `crate`"
+                    }
+                    Kind::Prompt => "`name`, `description`, `compat`, `rounds`, `crate`",
                 };
                 errors.at(
                     spanned(&pair.path),
@@ -166,6 +216,12 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             errors.at(spanned(&pair.path), format!("`{key}` is given twice"));
         }
         *slot = Some(value);
+    }
+    if let (Some(rounds), None) = (&args.mrtr_rounds, args.task) {
+        errors.at(
+            rounds.span(),
+            "`mrtr_rounds` counts the MRTR rounds before a task: add `task = \"optional\"` or `task = \"required\"`",
+        );
     }
     if kind == Kind::Resource && args.uri.is_none() {
         errors.at(
@@ -323,7 +379,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `rounds`, `crate`",
+                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `rounds`, `task`, `mrtr_rounds`, `crate`",
                 "`compat` takes a string literal, e.g. `compat = \"...\"`",
                 "expected `key = \"value\"` in #[mrtr::tool(..)]",
                 "`name` is given twice",

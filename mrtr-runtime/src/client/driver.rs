@@ -11,6 +11,10 @@ use rmcp::{
         InputResponses, JsonObject, ListRootsRequest, ProtocolVersion, ReadResourceRequest,
         ReadResourceRequestParams, ReadResourceResult, ResultType, ServerResult,
     },
+    model::{
+        CreateTaskResult, GetTaskParams, GetTaskRequest, GetTaskResult, Task, TaskPayload,
+        UpdateTaskParams, UpdateTaskRequest,
+    },
     service::{
         ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService, ServiceError,
     },
@@ -163,6 +167,24 @@ pub trait RoundObserver: Send + Sync + 'static {
     fn retrying(&self, pending: &PendingCall, attempt: u32, reason: &RetryReason, pause: Duration) {
         let _ = (pending, attempt, reason, pause);
     }
+
+    /// The call runs as a task (tasks extension): called when the task is created and on
+    /// every `tasks/get`, with its status (`working`, `input_required`, ...). A task's
+    /// questions then go through [`input_required`](Self::input_required) and
+    /// [`answered`](Self::answered) like a round's.
+    ///
+    /// ```
+    /// use mrtr_runtime::client::RoundObserver;
+    /// struct Progress;
+    /// impl RoundObserver for Progress {
+    ///     fn task_status(&self, task: &rmcp::model::Task) {
+    ///         eprintln!("task {}: {:?}", task.task_id, task.status);
+    ///     }
+    /// }
+    /// ```
+    fn task_status(&self, task: &Task) {
+        let _ = task;
+    }
 }
 
 /// Drives `tools/call`, `prompts/get` and `resources/read` through MRTR rounds.
@@ -209,10 +231,21 @@ impl std::fmt::Debug for MrtrClient {
 /// use mrtr_runtime::client::{InputKinds, client_config};
 /// let config = client_config(InputKinds::none());
 /// assert!(config.capabilities.elicitation.is_none());
+/// // The driver follows tasks to their end, so it declares the tasks extension.
+/// assert!(config.capabilities.supports_tasks());
 /// ```
 pub fn client_config(kinds: InputKinds) -> ClientConfig {
+    let mut capabilities = kinds.client_capabilities();
+    // The driver drives tasks to their end, so it may declare the tasks extension.
+    capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(
+            rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+            JsonObject::new(),
+        );
     let mut config = ClientConfig::new(
-        kinds.client_capabilities(),
+        capabilities,
         Implementation::new("mrtr", env!("CARGO_PKG_VERSION")),
     );
     config.protocol_version = ProtocolVersion::V_2026_07_28;
@@ -455,6 +488,10 @@ impl MrtrClient {
     /// A request that fails in transit is sent again as the
     /// [`retry`](DriverConfig::retry) policy allows, with the same params; when every
     /// attempt failed the error is [`ClientError::RetriesExhausted`].
+    ///
+    /// When the server answers with a task (tasks extension), the task is followed to its
+    /// end here: `tasks/get` polled with backoff (from the server's `pollIntervalMs`), its
+    /// questions answered by the handler and sent with `tasks/update`.
     pub async fn resume(
         &self,
         pending: &PendingCall,
@@ -471,7 +508,105 @@ impl MrtrClient {
                 request_state: result.request_state,
                 meta: result.meta,
             }),
+            Reply::Task(created) => {
+                RoundOutcome::Complete(self.follow_task(pending, created).await?)
+            }
         })
+    }
+
+    /// Follows a task to its end: polls `tasks/get`, answers its questions once each, and
+    /// returns its result (a failed task is the JSON-RPC error it failed with).
+    async fn follow_task(
+        &self,
+        pending: &PendingCall,
+        created: CreateTaskResult,
+    ) -> Result<CallOutput, ClientError> {
+        let task = created.task;
+        let id = task.task_id.clone();
+        for observer in &self.observers {
+            observer.task_status(&task);
+        }
+        let floor = Duration::from_millis(task.poll_interval_ms.unwrap_or(500).clamp(10, 60_000));
+        let mut pause = floor;
+        let mut status = task.status;
+        let mut answered = std::collections::BTreeSet::new();
+        let mut asks = 0u32;
+        loop {
+            tokio::time::sleep(pause).await;
+            let request =
+                ClientRequest::GetTaskRequest(GetTaskRequest::new(GetTaskParams::new(id.clone())));
+            let detailed = match self
+                .send_with_retries(pending, &InputResponses::new(), request)
+                .await?
+            {
+                ServerResult::GetTaskResult(GetTaskResult { task, .. }) => task,
+                other => {
+                    return Err(ClientError::MalformedResult {
+                        source: format!("tasks/get answered something else: {other:?}").into(),
+                    });
+                }
+            };
+            for observer in &self.observers {
+                observer.task_status(&detailed.task);
+            }
+            // Slow down while nothing changes; poll at the server's pace again once it does.
+            pause = if detailed.task.status == status {
+                (pause.saturating_mul(3) / 2).min(Duration::from_secs(5))
+            } else {
+                floor
+            };
+            status = detailed.task.status;
+            match detailed.payload {
+                TaskPayload::Completed { result } => {
+                    let result: CallToolResult = serde_json::from_value(Value::Object(result))
+                        .map_err(|error| ClientError::MalformedResult {
+                            source: error.into(),
+                        })?;
+                    return Ok(CallOutput::Tool(result));
+                }
+                TaskPayload::Failed { error } => {
+                    let error: rmcp::ErrorData = serde_json::from_value(Value::Object(error))
+                        .map_err(|error| ClientError::MalformedResult {
+                            source: error.into(),
+                        })?;
+                    return Err(ClientError::Server(error));
+                }
+                TaskPayload::Cancelled => return Err(ClientError::TaskCancelled { task_id: id }),
+                TaskPayload::InputRequired { input_requests } => {
+                    // Keys are never reused within a task, so a key answered once is done
+                    // even if a poll still shows it before the server applied the update.
+                    let fresh: rmcp::model::InputRequests = input_requests
+                        .into_iter()
+                        .filter(|(key, _)| !answered.contains(key))
+                        .collect();
+                    if fresh.is_empty() {
+                        continue;
+                    }
+                    asks += 1;
+                    let ask = PendingCall {
+                        target: pending.target.clone(),
+                        round: pending.round + asks,
+                        input_requests: fresh,
+                        request_state: None,
+                        meta: None,
+                    };
+                    for observer in &self.observers {
+                        observer.input_required(&ask);
+                    }
+                    let responses = self.answer(&ask).await?;
+                    for observer in &self.observers {
+                        observer.answered(&ask, &responses);
+                    }
+                    answered.extend(responses.keys().cloned());
+                    let request = ClientRequest::UpdateTaskRequest(UpdateTaskRequest::new(
+                        UpdateTaskParams::new(id.clone(), responses.clone()),
+                    ));
+                    self.send_with_retries(&ask, &responses, request).await?;
+                    pause = floor;
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Sends `request` (the one continuing `pending`), sending the very same request again
@@ -715,6 +850,7 @@ fn connection_error(
 enum Reply {
     Complete(CallOutput),
     InputRequired(InputRequiredResult),
+    Task(CreateTaskResult),
 }
 
 /// Sorts a server result into "complete" or "input required", with a precise error for
@@ -722,6 +858,9 @@ enum Reply {
 fn classify(target: &CallTarget, result: ServerResult) -> Result<Reply, ClientError> {
     match (target, result) {
         (_, ServerResult::InputRequiredResult(result)) => check_input_required(result),
+        (CallTarget::Tool { .. }, ServerResult::CreateTaskResult(created)) => {
+            Ok(Reply::Task(created))
+        }
         (CallTarget::Tool { .. }, ServerResult::CallToolResult(result)) => {
             check_complete(result.result_type.as_ref())?;
             Ok(Reply::Complete(CallOutput::Tool(result)))

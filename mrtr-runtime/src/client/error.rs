@@ -56,6 +56,12 @@ pub enum ClientError {
         /// What is wrong with it.
         source: BoxError,
     },
+    /// The call ran as a task (tasks extension) and the task was cancelled before it ended.
+    #[error("task `{task_id}` was cancelled before it finished")]
+    TaskCancelled {
+        /// The task's id.
+        task_id: String,
+    },
     /// The result carries a `resultType` this client does not know.
     #[error("the server answered with unknown resultType `{result_type}`")]
     UnknownResultType {

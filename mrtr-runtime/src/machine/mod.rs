@@ -262,6 +262,9 @@ pub struct MachineDescriptor {
     /// How the server's round ledger protects the machine's resumed rounds (see
     /// [`with_rounds`](Self::with_rounds)).
     pub rounds: crate::server::ledger::RoundPolicy,
+    /// Whether the tool runs as a task for clients that declare the tasks extension (see
+    /// [`with_task`](Self::with_task)).
+    pub task: Option<crate::server::tasks::TaskSupport>,
 }
 
 impl MachineDescriptor {
@@ -328,7 +331,24 @@ impl MachineDescriptor {
             states: Vec::new(),
             literals: &[],
             rounds: crate::server::ledger::RoundPolicy::default(),
+            task: None,
         }
+    }
+
+    /// Lets the tool run as a task (`#[mrtr::tool(task = "...", mrtr_rounds = N)]`): for a
+    /// client that declares the tasks extension, `tools/call` answers a `CreateTaskResult`
+    /// after the first `mrtr_rounds` rounds, and the rest runs in the background.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::MachineDescriptor;
+    /// use mrtr_runtime::server::tasks::TaskSupport;
+    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", serde_json::Map::new()), [], 1)
+    ///     .with_task(TaskSupport::optional().after_mrtr_rounds(1));
+    /// assert_eq!(d.task, Some(TaskSupport::optional().after_mrtr_rounds(1)));
+    /// ```
+    pub fn with_task(mut self, task: crate::server::tasks::TaskSupport) -> Self {
+        self.task = Some(task);
+        self
     }
 
     /// Sets how the server's round ledger protects the machine's resumed rounds

@@ -48,6 +48,9 @@ pub(crate) struct Incoming<'a> {
     pub(crate) request_state: Option<String>,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) principal: Option<String>,
+    /// When the machine continues as a task: after this many completed rounds, the next
+    /// step is not run here but handed off ([`Answer::Handoff`]).
+    pub(crate) handoff_at: Option<u32>,
 }
 
 /// What a request produced.
@@ -57,6 +60,25 @@ pub(crate) enum Answer<O> {
     Complete(O),
     /// The client must answer and retry.
     InputRequired(InputRequiredResult),
+    /// The MRTR phase is over: the rest runs as a task (see [`Incoming::handoff_at`]).
+    Handoff(Handoff),
+    /// The task a [`Handoff`] was turned into ([`Guard::hand_off`]), as the call answers it.
+    Task(rmcp::model::CreateTaskResult),
+}
+
+/// The questions of a round, keyed, and the encoded state they were asked with.
+pub(crate) type Asked = (Vec<(String, InputRequest)>, Vec<u8>);
+
+/// Where a machine stands when its work moves from this request into a task.
+#[derive(Debug)]
+pub(crate) struct Handoff {
+    /// The resume for the next step (`None`: the machine has not started).
+    pub(crate) resume: Option<Resume>,
+    /// Rounds completed so far.
+    pub(crate) round: u32,
+    /// What the resumed round asked and the state it suspended with, so a malformed answer
+    /// can be asked again from the task.
+    pub(crate) asked: Option<Asked>,
 }
 
 /// What one request answers: its result, or the JSON-RPC error.
@@ -71,7 +93,14 @@ pub(crate) struct Guard<'a, O> {
     pub(crate) decode: fn(&[u8]) -> Option<Served<O>>,
     /// Completes an outcome as the client sees it (`_meta` stamps), before it is recorded.
     pub(crate) finish: &'a (dyn Fn(&mut Served<O>) + Send + Sync),
+    /// Turns a [`Handoff`] into its task while the round is still claimed, so the round's
+    /// recorded outcome is the task: a replay gets the same task, never a second one.
+    pub(crate) hand_off: Option<&'a HandOff<O>>,
 }
+
+/// Creates the task a round handed off to (see [`Guard::hand_off`]).
+pub(crate) type HandOff<O> =
+    dyn Fn(Handoff) -> futures::future::BoxFuture<'static, Served<O>> + Send + Sync;
 
 /// The per-server part of the pipeline: sealing and policies.
 pub(crate) struct Engine {
@@ -222,13 +251,22 @@ impl Engine {
             }
             _ => None,
         };
-        let run = self.resume_opened(
-            machine,
-            (&binding, &principal),
-            incoming,
-            envelope,
-            rejection_seen,
-        );
+        let hand_off = guard.and_then(|guard| guard.hand_off);
+        let run = async {
+            let served = self
+                .resume_opened(
+                    machine,
+                    (&binding, &principal),
+                    incoming,
+                    envelope,
+                    rejection_seen,
+                )
+                .await;
+            match (served, hand_off) {
+                (Ok(Answer::Handoff(handoff)), Some(hand_off)) => hand_off(handoff).await,
+                (served, _) => served,
+            }
+        };
         let mut served = match &held {
             Some((rounds, held)) => rounds.renewing(held, run).await,
             None => run.await,
@@ -313,6 +351,25 @@ impl Engine {
 
         loop {
             span.record("round", completed_rounds);
+            if incoming.handoff_at.is_some_and(|at| completed_rounds >= at) {
+                span.record("outcome", "continues as a task");
+                let asked = match &origin {
+                    Origin::Fresh => None,
+                    Origin::Token(pending) | Origin::EagerAnswers(pending) => {
+                        let requests = match &pending.requests {
+                            Some(requests) => requests.clone(),
+                            None => rebuild_requests(&pending.recipes, descriptor.literals)
+                                .map_err(|e| errors::internal(&e.to_string()))?,
+                        };
+                        Some((requests, pending.state.clone()))
+                    }
+                };
+                return Ok(Answer::Handoff(Handoff {
+                    resume: resume.take(),
+                    round: completed_rounds,
+                    asked,
+                }));
+            }
             let cx = self.request_cx(&incoming.capabilities, principal, completed_rounds);
             let run = Run {
                 arguments: incoming.arguments,

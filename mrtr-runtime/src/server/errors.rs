@@ -274,6 +274,35 @@ pub(crate) fn round_abandoned() -> ErrorData {
     )
 }
 
+/// `-32053`: the server holds as many live tasks as it allows; retry later.
+pub(crate) const TOO_MANY_TASKS: i32 = -32053;
+/// `-32054`: the task store cannot be reached; retry shortly.
+pub(crate) const TASK_STORE_UNAVAILABLE: i32 = -32054;
+
+/// `-32053`, retryable: the cap on live tasks is reached, so no task was created.
+pub(crate) fn too_many_tasks(limit: usize) -> ErrorData {
+    server_error(
+        TOO_MANY_TASKS,
+        "the server holds as many live tasks as it allows; retry later",
+        serde_json::json!({ "retryable": true, "maxLiveTasks": limit }),
+    )
+}
+
+/// `-32054`, retryable: the task store could not be reached.
+pub(crate) fn task_store_unavailable() -> ErrorData {
+    server_error(
+        TASK_STORE_UNAVAILABLE,
+        "the task store is unavailable; retry shortly",
+        serde_json::json!({ "retryable": true }),
+    )
+}
+
+/// `-32602`: no such task for this principal. A task of another principal answers the same,
+/// so ids cannot be probed.
+pub(crate) fn unknown_task(id: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("unknown task `{id}`"), None)
+}
+
 /// `-32602`: the round already ran with other `inputResponses`.
 pub(crate) fn answers_conflict() -> ErrorData {
     ErrorData::invalid_params(

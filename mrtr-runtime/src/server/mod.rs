@@ -27,6 +27,7 @@ mod legacy;
 mod principal;
 mod ratelimit;
 mod registry;
+pub mod tasks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,6 +55,7 @@ use registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
 use serde::Deserialize;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tasks::{MemoryTaskStore, TaskSettings, TaskStore, Tasks};
 
 /// Every `State<T>` a machine takes must be registered.
 fn check_states<'a>(
@@ -130,6 +132,8 @@ struct Inner<F> {
     legacy: LegacyServing,
     /// Stamped into every result's `_meta` as `io.mrtr/instance`.
     instance: Option<String>,
+    /// The tasks extension, when a tool may run as a task.
+    tasks: Option<Arc<Tasks>>,
     fallback: F,
 }
 
@@ -165,6 +169,8 @@ pub struct McpServerBuilder {
     round_lease: Duration,
     round_wait: Duration,
     instance: Option<String>,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_settings: TaskSettings,
 }
 
 impl McpServer<NoFallback> {
@@ -195,6 +201,8 @@ impl McpServer<NoFallback> {
             round_lease: ledger::rounds::DEFAULT_LEASE,
             round_wait: ledger::rounds::DEFAULT_WAIT,
             instance: None,
+            task_store: None,
+            task_settings: TaskSettings::default(),
         }
     }
 }
@@ -346,6 +354,30 @@ impl McpServerBuilder {
         self
     }
 
+    /// Where tasks live (see [`tasks`]): shared by every instance that serves the same
+    /// tasks. Without it, a server with a task tool keeps them in a [`MemoryTaskStore`].
+    ///
+    /// ```
+    /// use mrtr_runtime::server::tasks::MemoryTaskStore;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").task_store(MemoryTaskStore::new());
+    /// ```
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// Task TTL, cap on live tasks and suggested polling interval (see [`TaskSettings`]).
+    ///
+    /// ```
+    /// use mrtr_runtime::server::tasks::TaskSettings;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .task_settings(TaskSettings::default().max_live_tasks(100));
+    /// ```
+    pub fn task_settings(mut self, settings: TaskSettings) -> Self {
+        self.task_settings = settings;
+        self
+    }
+
     /// Whether clients that negotiate 2025-11-25 or older through `initialize` are served
     /// (default: yes). They cannot answer `input_required`, so their calls are driven
     /// in-process: each suspension's requests are sent to the client over the session
@@ -476,13 +508,29 @@ impl McpServerBuilder {
             sealer = sealer.with_max_token_bytes(bytes);
         }
         let audience = self.audience.unwrap_or_else(|| self.info.name.clone());
+        let states = Arc::new(self.states);
+        let task_tools: Vec<_> = (self.tools.iter())
+            .filter(|tool| tool.descriptor().task.is_some())
+            .cloned()
+            .collect();
+        let tasks = (!task_tools.is_empty() || self.task_store.is_some()).then(|| {
+            let (info, instance) = (self.info.clone(), self.instance.clone());
+            Tasks::new(
+                self.task_store
+                    .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+                self.task_settings,
+                Arc::clone(&states),
+                task_tools,
+                Box::new(move |meta| stamp_meta(meta, &info, &instance)),
+            )
+        });
         Ok(McpServer {
             inner: Arc::new(Inner {
                 engine: Engine {
                     sealer,
                     audience,
                     stale_state: self.stale_state,
-                    states: Arc::new(self.states),
+                    states,
                     rounds: self.ledger.map(|ledger| {
                         ledger::rounds::Rounds::new(ledger, self.round_lease, self.round_wait)
                     }),
@@ -496,6 +544,7 @@ impl McpServerBuilder {
                     .unwrap_or_else(|| Arc::new(principal::default_principal)),
                 legacy: self.legacy,
                 instance: self.instance,
+                tasks,
                 fallback,
             }),
         })
@@ -548,7 +597,7 @@ impl<F> McpServer<F> {
         R: From<O> + From<rmcp::model::InputRequiredResult>,
     {
         let arguments = arguments.unwrap_or_else(|| empty_arguments());
-        let incoming = self.incoming(context, arguments, input_responses, request_state);
+        let incoming = self.incoming(context, arguments, input_responses, request_state, None);
         if let Some(version) = self.legacy_version(context) {
             let session = legacy::Session {
                 peer: &context.peer,
@@ -574,12 +623,14 @@ impl<F> McpServer<F> {
                 }
             }
             Ok(Answer::InputRequired(result)) => stamp_meta(&mut result.meta, info, instance),
-            Err(_) => {}
+            Ok(Answer::Task(created)) => stamp_meta(&mut created.meta, info, instance),
+            Ok(Answer::Handoff(_)) | Err(_) => {}
         };
         let guard = Guard {
             encode: encode_outcome::<O>,
             decode: decode_outcome::<O>,
             finish: &finish,
+            hand_off: None,
         };
         Ok(
             match self
@@ -590,8 +641,74 @@ impl<F> McpServer<F> {
             {
                 Answer::Complete(result) => R::from(result),
                 Answer::InputRequired(result) => R::from(result),
+                Answer::Handoff(_) | Answer::Task(_) => {
+                    return Err(errors::internal("a handoff to a task without tasks"));
+                }
             },
         )
+    }
+
+    /// Serves a `tools/call` of a task tool for a client that declared the tasks
+    /// extension: its MRTR rounds as usual, then a task for the rest.
+    #[allow(clippy::too_many_arguments)] // the call's parts, as `call_tool` splits them
+    async fn run_task_tool(
+        &self,
+        tasks: &Arc<Tasks>,
+        machine: Arc<dyn Machine<Output = CallToolResult>>,
+        context: &RequestContext<RoleServer>,
+        arguments: Option<JsonObject>,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+        mrtr_rounds: u32,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = arguments.unwrap_or_default();
+        let incoming = self.incoming(
+            context,
+            &arguments,
+            input_responses,
+            request_state,
+            Some(mrtr_rounds),
+        );
+        let (capabilities, principal) = (incoming.capabilities.clone(), incoming.principal.clone());
+        let (info, instance) = (&self.inner.info, &self.inner.instance);
+        let finish = |served: &mut Served<CallToolResult>| match served {
+            Ok(Answer::Complete(result)) => stamp_meta(&mut result.meta, info, instance),
+            Ok(Answer::InputRequired(result)) => stamp_meta(&mut result.meta, info, instance),
+            Ok(Answer::Task(created)) => stamp_meta(&mut created.meta, info, instance),
+            Ok(Answer::Handoff(_)) | Err(_) => {}
+        };
+        // The task is created inside the claimed round, so the round ledger records it as
+        // the round's outcome: a re-sent round gets the same task back.
+        let (task_machine, tasks, task_arguments) =
+            (machine.clone(), tasks.clone(), arguments.clone());
+        let hand_off = move |handoff| {
+            let (tasks, machine) = (tasks.clone(), task_machine.clone());
+            let (arguments, capabilities) = (task_arguments.clone(), capabilities.clone());
+            let principal = principal.clone();
+            Box::pin(async move {
+                tasks
+                    .create(machine, handoff, arguments, capabilities, principal)
+                    .await
+                    .map(Answer::Task)
+            }) as futures::future::BoxFuture<'static, Served<CallToolResult>>
+        };
+        let guard = Guard {
+            encode: encode_outcome::<CallToolResult>,
+            decode: decode_outcome::<CallToolResult>,
+            finish: &finish,
+            hand_off: Some(&hand_off),
+        };
+        match self
+            .inner
+            .engine
+            .serve_guarded(machine.as_ref(), incoming, &guard)
+            .await?
+        {
+            Answer::Complete(result) => Ok(result.into()),
+            Answer::InputRequired(result) => Ok(result.into()),
+            Answer::Task(created) => Ok(CallToolResponse::Task(created)),
+            Answer::Handoff(_) => Err(errors::internal("a handoff to a task was not created")),
+        }
     }
 
     /// Stamps `serverInfo` and the instance id into a result's `_meta`.
@@ -620,6 +737,7 @@ impl<F> McpServer<F> {
         arguments: &'a JsonObject,
         input_responses: Option<rmcp::model::InputResponses>,
         request_state: Option<String>,
+        handoff_at: Option<u32>,
     ) -> Incoming<'a> {
         Incoming {
             arguments,
@@ -627,7 +745,20 @@ impl<F> McpServer<F> {
             request_state,
             capabilities: context.client_capabilities().unwrap_or_default(),
             principal: (self.inner.principal)(context),
+            handoff_at,
         }
+    }
+
+    /// The server's tasks, when the request may use them: the server has task tools and
+    /// this request declared the extension (never a legacy session's request).
+    fn tasks_for(&self, context: &RequestContext<RoleServer>) -> Option<&Arc<Tasks>> {
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        self.inner
+            .tasks
+            .as_ref()
+            .filter(|_| declared && self.legacy_version(context).is_none())
     }
 }
 
@@ -707,12 +838,16 @@ enum RecordedOutcome<O> {
     Complete(O),
     InputRequired(rmcp::model::InputRequiredResult),
     Error(ErrorData),
+    Task(rmcp::model::CreateTaskResult),
 }
 
 fn encode_outcome<O: Serialize>(served: &Served<O>) -> Option<Vec<u8>> {
     let recorded = match served {
         Ok(Answer::Complete(result)) => RecordedOutcome::Complete(result),
         Ok(Answer::InputRequired(result)) => RecordedOutcome::InputRequired(result.clone()),
+        Ok(Answer::Task(created)) => RecordedOutcome::Task(created.clone()),
+        // Not an answer (no task was made of it): nothing to replay.
+        Ok(Answer::Handoff(_)) => return None,
         Err(error) => RecordedOutcome::Error(error.clone()),
     };
     serde_json::to_vec(&recorded).ok()
@@ -723,6 +858,7 @@ fn decode_outcome<O: DeserializeOwned>(bytes: &[u8]) -> Option<Served<O>> {
         RecordedOutcome::Complete(result) => Ok(Answer::Complete(result)),
         RecordedOutcome::InputRequired(result) => Ok(Answer::InputRequired(result)),
         RecordedOutcome::Error(error) => Err(error),
+        RecordedOutcome::Task(created) => Ok(Answer::Task(created)),
     })
 }
 
@@ -866,7 +1002,52 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         if !self.inner.resources.is_empty() && capabilities.resources.is_none() {
             capabilities.resources = Some(Default::default());
         }
+        if self.inner.tasks.is_some() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .entry(rmcp::model::TASKS_EXTENSION_ID.to_owned())
+                .or_default();
+        }
         info
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let Some(tasks) = &self.inner.tasks else {
+            return self.inner.fallback.get_task(request, context).await;
+        };
+        let principal = (self.inner.principal)(&context);
+        tasks.get(&request.task_id, &principal).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(tasks) = &self.inner.tasks else {
+            return self.inner.fallback.update_task(request, context).await;
+        };
+        let principal = (self.inner.principal)(&context);
+        tasks
+            .update(&request.task_id, &principal, request.input_responses)
+            .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(tasks) = &self.inner.tasks else {
+            return self.inner.fallback.cancel_task(request, context).await;
+        };
+        let principal = (self.inner.principal)(&context);
+        tasks.cancel(&request.task_id, &principal).await
     }
 
     fn supported_protocol_versions(
@@ -939,6 +1120,28 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             request_state,
             ..
         } = request;
+        if let Some(support) = machine.descriptor().task {
+            if let Some(tasks) = self.tasks_for(&context) {
+                return self
+                    .run_task_tool(
+                        tasks,
+                        machine,
+                        &context,
+                        arguments,
+                        input_responses,
+                        request_state,
+                        support.mrtr_rounds,
+                    )
+                    .await;
+            }
+            if support.required {
+                return Err(ErrorData::missing_required_client_capability(
+                    rmcp::model::ClientCapabilities::builder()
+                        .enable_tasks()
+                        .build(),
+                ));
+            }
+        }
         self.run_machine(
             machine,
             &context,

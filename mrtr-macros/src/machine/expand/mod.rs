@@ -829,6 +829,21 @@ pub fn expand(
         }
         None => descriptor,
     };
+    let descriptor = match function.args.task {
+        Some(required) => {
+            let support = if required {
+                quote!(::mrtr::__private::TaskSupport::required())
+            } else {
+                quote!(::mrtr::__private::TaskSupport::optional())
+            };
+            let support = match &function.args.mrtr_rounds {
+                Some(rounds) => quote!(#support.after_mrtr_rounds(#rounds)),
+                None => support,
+            };
+            quote!(#descriptor.with_task(#support))
+        }
+        None => descriptor,
+    };
     // Fixed questions are sealed as an index into these (see `MachineDescriptor::literals`).
     let descriptor = if literals.is_empty() {
         descriptor
