@@ -573,6 +573,60 @@ async fn unknown_tools_prompts_and_resources_are_invalid_params() {
     }
 }
 
+// ------------------------------------------------ request bodies over the cap, or cut short
+
+/// A body over `max_body_bytes` gets `413` as a JSON-RPC error whether its size is announced
+/// (`Content-Length`, refused before it is read) or only found while reading (chunked); a
+/// body that ends early (the client shuts its side before `Content-Length` bytes) is a
+/// `400` "could not be read", not a `413`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_bodies_get_413_and_truncated_ones_400() {
+    let server =
+        ChildServer::start("bodies", "", &["--max-body-bytes", "1000"], &[]).expect("starts");
+    let head = |framing: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: server/discover\r\n{framing}\r\n\r\n",
+            server.port
+        )
+    };
+    let exchange = |request: Vec<u8>, half_close: bool| async move {
+        let mut stream = TcpStream::connect(("127.0.0.1", server.port))
+            .await
+            .unwrap();
+        stream.write_all(&request).await.unwrap();
+        if half_close {
+            stream.shutdown().await.unwrap();
+        }
+        read_until_closed(&mut stream, Duration::from_secs(20))
+            .await
+            .expect("the server answers and closes")
+    };
+
+    let announced = exchange(head("Content-Length: 5000").into_bytes(), false).await;
+    assert!(announced.starts_with("HTTP/1.1 413"), "{announced}");
+    assert!(announced.contains("-32600"), "{announced}");
+
+    let mut chunked = head("Transfer-Encoding: chunked").into_bytes();
+    for _ in 0..5 {
+        chunked.extend_from_slice(format!("{:x}\r\n{}\r\n", 500, " ".repeat(500)).as_bytes());
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let streamed = exchange(chunked, false).await;
+    assert!(streamed.starts_with("HTTP/1.1 413"), "{streamed}");
+    assert!(
+        streamed.contains("exceeds this server's 1000 bytes"),
+        "{streamed}"
+    );
+
+    let mut truncated = head("Content-Length: 500").into_bytes();
+    truncated.extend_from_slice(b"{\"jsonrpc\": \"2.0\"");
+    let cut = exchange(truncated, true).await;
+    assert!(cut.starts_with("HTTP/1.1 400"), "{cut}");
+    assert!(cut.contains("the request body could not be read"), "{cut}");
+}
+
 // ------------------------------------------------ finding 7: oversized state
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
