@@ -605,11 +605,8 @@ impl<F> McpServer<F> {
                 version,
                 timeout: self.inner.legacy.request_timeout,
             };
-            let mut result = self
-                .inner
-                .engine
-                .drive(machine.as_ref(), incoming, session)
-                .await?;
+            let mut result =
+                Box::pin(self.inner.engine.drive(machine.as_ref(), incoming, session)).await?;
             if let Some(meta) = result.meta_mut() {
                 self.stamp(meta);
             }
@@ -632,12 +629,15 @@ impl<F> McpServer<F> {
             finish: &finish,
             hand_off: None,
         };
+        // Boxed: the engine's future is kilobytes, and every future around it (rmcp's
+        // request handling, the spawned task) would otherwise carry and copy it per request.
         Ok(
-            match self
-                .inner
-                .engine
-                .serve_guarded(machine.as_ref(), incoming, &guard)
-                .await?
+            match Box::pin(
+                self.inner
+                    .engine
+                    .serve_guarded(machine.as_ref(), incoming, &guard),
+            )
+            .await?
             {
                 Answer::Complete(result) => R::from(result),
                 Answer::InputRequired(result) => R::from(result),
@@ -698,11 +698,13 @@ impl<F> McpServer<F> {
             finish: &finish,
             hand_off: Some(&hand_off),
         };
-        match self
-            .inner
-            .engine
-            .serve_guarded(machine.as_ref(), incoming, &guard)
-            .await?
+        // Boxed for the reason given in `run_machine`.
+        match Box::pin(
+            self.inner
+                .engine
+                .serve_guarded(machine.as_ref(), incoming, &guard),
+        )
+        .await?
         {
             Answer::Complete(result) => Ok(result.into()),
             Answer::InputRequired(result) => Ok(result.into()),
@@ -1122,17 +1124,17 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         } = request;
         if let Some(support) = machine.descriptor().task {
             if let Some(tasks) = self.tasks_for(&context) {
-                return self
-                    .run_task_tool(
-                        tasks,
-                        machine,
-                        &context,
-                        arguments,
-                        input_responses,
-                        request_state,
-                        support.mrtr_rounds,
-                    )
-                    .await;
+                // Boxed so that `call_tool`'s future stays small on the common path.
+                return Box::pin(self.run_task_tool(
+                    tasks,
+                    machine,
+                    &context,
+                    arguments,
+                    input_responses,
+                    request_state,
+                    support.mrtr_rounds,
+                ))
+                .await;
             }
             if support.required {
                 return Err(ErrorData::missing_required_client_capability(
