@@ -513,3 +513,27 @@ async fn taking_a_key_that_was_never_asked_is_refused_not_reasked() {
         Some("pending_requests_do_not_match_state")
     );
 }
+
+/// The same bug on a first call that carried its answers up front (the eager path): there is
+/// no token to blame, so it is the server's fault (`-32603`), and the question is not asked
+/// again (asking it again would loop: the code would take the same wrong key next time).
+#[tokio::test]
+async fn taking_a_key_never_asked_after_eager_answers_is_an_internal_error() {
+    let harness = Harness::new();
+    let (wizard_tool, _) = wizard();
+    let mut descriptor = wizard_tool.descriptor().clone();
+    if let Listing::Tool(listed) = &mut descriptor.listing {
+        listed.name = "typo".into();
+    }
+    let typo = TypoMachine { descriptor };
+    let eager: InputResponses = [(
+        "name".to_string(),
+        json!({"action": "accept", "content": {"text": "Ada"}}),
+    )]
+    .into();
+    let failed = harness
+        .request(&typo, args("api"), None, Some(eager))
+        .await
+        .expect_err("the machine's bug is an error, not a question asked again");
+    assert_eq!(failed.code.0, -32603);
+}
