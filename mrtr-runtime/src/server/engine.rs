@@ -376,7 +376,7 @@ impl Engine {
                 resume: resume.take(),
                 cx: &cx,
             };
-            match machine.step(run).await {
+            match super::unwind::step_catching_panics(machine, run).await {
                 Ok(Step::Done(output)) => {
                     span.record("outcome", "complete");
                     return Ok(Answer::Complete(output));

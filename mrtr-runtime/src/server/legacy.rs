@@ -108,7 +108,7 @@ impl Engine {
                 resume: resume.take(),
                 cx: &cx,
             };
-            let (requests, state) = match machine.step(run).await {
+            let (requests, state) = match super::unwind::step_catching_panics(machine, run).await {
                 Ok(Step::Done(output)) => {
                     span.record("outcome", "complete");
                     return Ok(output);

@@ -28,6 +28,7 @@ mod principal;
 mod ratelimit;
 mod registry;
 pub mod tasks;
+mod unwind;
 
 use std::sync::Arc;
 use std::time::Duration;

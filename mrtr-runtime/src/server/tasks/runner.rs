@@ -405,13 +405,12 @@ impl Tasks {
         } = job;
         let cx = RequestCx::new(capabilities.clone(), principal, round)
             .with_states(Arc::clone(&self.states));
-        let step = machine
-            .step(Run {
-                arguments: &arguments,
-                resume,
-                cx: &cx,
-            })
-            .await;
+        let run = Run {
+            arguments: &arguments,
+            resume,
+            cx: &cx,
+        };
+        let step = crate::server::unwind::step_catching_panics(machine.as_ref(), run).await;
         match step {
             Ok(Step::Done(mut result)) => {
                 (self.stamp)(&mut result.meta);
