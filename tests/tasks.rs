@@ -51,6 +51,13 @@ async fn gated(State(gate): State<Arc<Gate>>) -> String {
     "through the gate".to_string()
 }
 
+/// Its code panics once running as a task (an everyday bug: `expect` on `None`).
+#[mrtr::tool(task = "required")]
+async fn crashing() -> String {
+    let missing: Option<String> = None;
+    missing.expect("a bug in the task's code")
+}
+
 fn settings() -> TaskSettings {
     TaskSettings::default()
         .poll_interval(Duration::from_millis(20))
@@ -64,6 +71,7 @@ fn server(gate: &Arc<Gate>) -> mrtr::server::McpServerBuilder {
         .task_settings(settings())
         .tool(export_dataset)
         .tool(gated)
+        .tool(crashing)
 }
 
 async fn serve(server: McpServer) -> String {
@@ -425,6 +433,38 @@ async fn a_task_is_invisible_to_another_principal() {
     let mine = result(rpc(&url, "alice", true, "tasks/get", json!({"taskId": task})).await);
     assert_eq!(mine["status"], "input_required");
     assert_eq!(only_key(&mine), key);
+}
+
+#[tokio::test]
+async fn a_task_whose_code_panics_ends_failed_with_an_internal_error() {
+    let url = serve(server(&Arc::new(Gate::default())).build().unwrap()).await;
+    let created = result(
+        rpc(
+            &url,
+            "alice",
+            true,
+            "tools/call",
+            json!({"name": "crashing", "arguments": {}}),
+        )
+        .await,
+    );
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task = created["taskId"].as_str().expect("a task id").to_owned();
+    let ended = settled(&url, "alice", &task).await;
+    assert_eq!(ended["status"], "failed", "{ended}");
+    assert_eq!(ended["error"]["code"], -32603, "{ended}");
+    // The server goes on: the next task runs.
+    let next = result(
+        rpc(
+            &url,
+            "alice",
+            true,
+            "tools/call",
+            json!({"name": "crashing", "arguments": {}}),
+        )
+        .await,
+    );
+    assert_eq!(next["resultType"], "task", "{next}");
 }
 
 // ------------------------------------------------------------------ Redis
