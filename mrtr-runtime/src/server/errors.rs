@@ -343,6 +343,117 @@ mod tests {
         assert!(unparsable_params("custom/thing", Some(&params)).is_none());
     }
 
+    /// Every error this module makes, with the code clients dispatch on, a phrase of the
+    /// message that tells them what happened or what to do, and the data they can read.
+    #[test]
+    fn each_error_has_its_code_its_message_and_its_data() {
+        use serde_json::json;
+        let timeout = std::time::Duration::from_millis(1500);
+        let not_storable = StepError::Internal("a HashMap<K, V> key is not a string".into());
+        let cases: Vec<(ErrorData, i32, &str, Option<Value>)> = vec![
+            (
+                legacy_client_error("k", "roots/list", "closed"),
+                -32603,
+                "the client did not answer roots/list `k`: closed",
+                Some(json!({"key": "k", "method": "roots/list"})),
+            ),
+            (
+                legacy_timeout("k", "sampling/createMessage", timeout),
+                -32603,
+                "within 1500 ms",
+                Some(json!({"key": "k", "method": "sampling/createMessage", "timeoutMs": 1500})),
+            ),
+            (
+                legacy_malformed_answers("k", "not a number", 3),
+                -32602,
+                "unusable after asking 3 more times (not a number)",
+                Some(json!({"key": "k"})),
+            ),
+            (legacy_cancelled(), -32603, "cancelled", None),
+            (
+                state_too_large(9000, 4096),
+                -32602,
+                "9000 bytes, over this server's 4096-byte limit",
+                None,
+            ),
+            (
+                unknown("tool", "nope"),
+                -32602,
+                "unknown tool: `nope`",
+                Some(json!({"name": "nope"})),
+            ),
+            (
+                resource_not_found("file:///x"),
+                -32602,
+                "resource not found: `file:///x`",
+                Some(json!({"uri": "file:///x"})),
+            ),
+            (
+                unstorable_state("wizard", &not_storable),
+                -32603,
+                "`wizard` cannot continue: ",
+                None,
+            ),
+            (
+                round_in_progress(),
+                -32050,
+                "retry with the same requestState",
+                Some(json!({"retryable": true})),
+            ),
+            (
+                ledger_unavailable(),
+                -32051,
+                "did not run",
+                Some(json!({"retryable": true})),
+            ),
+            (
+                round_abandoned(),
+                -32052,
+                "start the flow again",
+                Some(json!({"retryable": false})),
+            ),
+            (
+                too_many_tasks(7),
+                -32053,
+                "retry later",
+                Some(json!({"retryable": true, "maxLiveTasks": 7})),
+            ),
+            (
+                task_store_unavailable(),
+                -32054,
+                "task store is unavailable",
+                Some(json!({"retryable": true})),
+            ),
+            (unknown_task("t-1"), -32602, "unknown task `t-1`", None),
+            (answers_conflict(), -32602, "different inputResponses", None),
+        ];
+        for (error, code, phrase, data) in cases {
+            assert_eq!(error.code.0, code, "{}", error.message);
+            assert!(
+                error.message.contains(phrase),
+                "{:?} lacks {phrase:?}",
+                error.message
+            );
+            assert_eq!(error.data, data, "{}", error.message);
+        }
+    }
+
+    #[test]
+    fn unparsable_params_of_each_mrtr_method_name_the_method() {
+        let params = serde_json::json!({"name": 5, "uri": 5, "requestState": 5});
+        for method in ["tools/call", "prompts/get", "resources/read"] {
+            let error = unparsable_params(method, Some(&params)).expect("an MRTR method");
+            assert_eq!(error.code.0, -32602);
+            assert!(
+                error
+                    .message
+                    .starts_with(&format!("invalid {method} params: invalid type")),
+                "{}",
+                error.message
+            );
+        }
+    }
+
     #[test]
     fn rejected_state_is_invalid_params() {
         assert_eq!(rejected_state().code.0, -32602);
