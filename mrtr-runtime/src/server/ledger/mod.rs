@@ -282,3 +282,15 @@ impl<L: RoundLedger + ?Sized> RoundLedger for std::sync::Arc<L> {
         (**self).record(round, owner, response)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_id_shows_as_the_hex_of_its_digest() {
+        let id = RoundId([0xab; 16]);
+        assert_eq!(id.to_string(), "ab".repeat(16));
+        assert_eq!(format!("{id:?}"), format!("RoundId({})", "ab".repeat(16)));
+    }
+}

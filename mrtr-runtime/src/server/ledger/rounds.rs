@@ -5,10 +5,12 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::InputResponses;
+// tokio's clock, not std's: the same instants in production, and a test can pause it.
+use tokio::time::Instant;
 
 use super::{Claim, ClaimOutcome, LedgerError, Owner, RoundId, RoundLedger, RoundPolicy, digest16};
 use crate::server::errors;
@@ -199,5 +201,140 @@ mod tests {
         assert_eq!(answers_digest(Some(&a)), answers_digest(Some(&b)));
         assert_ne!(answers_digest(Some(&a)), answers_digest(Some(&c)));
         assert_ne!(answers_digest(Some(&a)), answers_digest(None));
+    }
+
+    /// A ledger that answers claims from a script, then `InProgress`; counts the claims.
+    #[derive(Default)]
+    struct Scripted {
+        claims: std::sync::Mutex<std::collections::VecDeque<Result<ClaimOutcome, LedgerError>>>,
+        claimed: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Scripted {
+        fn new(script: impl IntoIterator<Item = Result<ClaimOutcome, LedgerError>>) -> Arc<Self> {
+            Arc::new(Scripted {
+                claims: std::sync::Mutex::new(script.into_iter().collect()),
+                claimed: Default::default(),
+            })
+        }
+    }
+
+    impl RoundLedger for Scripted {
+        fn claim<'a>(
+            &'a self,
+            _: &'a Claim,
+        ) -> futures::future::BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
+            let n = self.claimed.fetch_add(1, Ordering::Relaxed);
+            let next = self.claims.lock().unwrap().pop_front();
+            // Past 100 claims, let the round run: a backoff that never grows ends the test
+            // with a count rather than hanging it.
+            let next = next.unwrap_or(Ok(if n >= 100 {
+                ClaimOutcome::Claimed
+            } else {
+                ClaimOutcome::InProgress
+            }));
+            Box::pin(async move { next })
+        }
+        fn renew<'a>(
+            &'a self,
+            _: &'a RoundId,
+            _: Owner,
+            _: Duration,
+        ) -> futures::future::BoxFuture<'a, Result<bool, LedgerError>> {
+            Box::pin(async { Ok(true) })
+        }
+        fn record<'a>(
+            &'a self,
+            _: &'a RoundId,
+            _: Owner,
+            _: &'a [u8],
+        ) -> futures::future::BoxFuture<'a, Result<bool, LedgerError>> {
+            Box::pin(async { Ok(true) })
+        }
+    }
+
+    fn refused_code(claimed: Claimed) -> Option<i32> {
+        match claimed {
+            Claimed::Refused(error) => Some(error.code.0),
+            Claimed::Run(_) | Claimed::Answered(_) => None,
+        }
+    }
+
+    /// A duplicate waits for the first presentation with a pause that doubles from 10 ms up
+    /// to 200 ms: within a 1 s wait, claims at 0, 10, 30, 70, 150, 310, 510, 710, 910 and
+    /// 1000 ms, then `-32050`.
+    #[tokio::test(start_paused = true)]
+    async fn a_duplicate_backs_off_doubling_up_to_200_ms_then_is_told_to_retry() {
+        let ledger = Scripted::new([]);
+        let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, Duration::from_secs(1));
+        let claimed = rounds
+            .claim("token", u32::MAX, None, RoundPolicy::RerunAfterLease)
+            .await;
+        assert_eq!(refused_code(claimed), Some(errors::ROUND_IN_PROGRESS));
+        assert_eq!(ledger.claimed.load(Ordering::Relaxed), 10);
+    }
+
+    /// An outage is logged once at WARN when it starts (not per request), and its end once
+    /// at INFO.
+    #[tokio::test]
+    async fn an_outage_is_logged_once_when_it_starts_and_once_when_it_ends() {
+        #[derive(Clone, Default)]
+        struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Captured {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let _default = tracing::subscriber::set_default(subscriber);
+        let log = || String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let unavailable = "round ledger unavailable";
+        let again = "round ledger reachable again";
+
+        let down = || Err(LedgerError::new("connection refused"));
+        let ledger = Scripted::new([
+            down(),
+            down(),
+            Ok(ClaimOutcome::Claimed),
+            Ok(ClaimOutcome::Claimed),
+            down(),
+        ]);
+        let rounds = Rounds::new(ledger, DEFAULT_LEASE, DEFAULT_WAIT);
+        let claim = async || {
+            refused_code(
+                rounds
+                    .claim("token", u32::MAX, None, RoundPolicy::RerunAfterLease)
+                    .await,
+            )
+        };
+
+        assert_eq!(claim().await, Some(errors::LEDGER_UNAVAILABLE));
+        assert_eq!(log().matches(unavailable).count(), 1, "{}", log());
+        assert!(
+            log().contains("WARN") && log().contains("connection refused"),
+            "{}",
+            log()
+        );
+        assert_eq!(claim().await, Some(errors::LEDGER_UNAVAILABLE));
+        assert_eq!(log().matches(unavailable).count(), 1, "{}", log());
+        assert_eq!(log().matches(again).count(), 0, "{}", log());
+
+        assert_eq!(claim().await, None);
+        assert_eq!(log().matches(again).count(), 1, "{}", log());
+        assert_eq!(claim().await, None);
+        assert_eq!(log().matches(again).count(), 1, "{}", log());
+
+        // A second outage is logged again.
+        assert_eq!(claim().await, Some(errors::LEDGER_UNAVAILABLE));
+        assert_eq!(log().matches(unavailable).count(), 2, "{}", log());
     }
 }
