@@ -465,6 +465,27 @@ struct TypoMachine {
     descriptor: MachineDescriptor,
 }
 
+impl TypoMachine {
+    /// The wizard's descriptor under the name `typo`.
+    fn new() -> Self {
+        let (wizard_tool, _) = wizard();
+        let mut descriptor = wizard_tool.descriptor().clone();
+        if let Listing::Tool(listed) = &mut descriptor.listing {
+            listed.name = "typo".into();
+        }
+        TypoMachine { descriptor }
+    }
+
+    /// An answer to the one question it asks.
+    fn answer() -> InputResponses {
+        [(
+            "name".to_string(),
+            json!({"action": "accept", "content": {"text": "Ada"}}),
+        )]
+        .into()
+    }
+}
+
 impl Machine for TypoMachine {
     type Output = CallToolResult;
     fn descriptor(&self) -> &MachineDescriptor {
@@ -491,18 +512,9 @@ impl Machine for TypoMachine {
 #[tokio::test]
 async fn taking_a_key_that_was_never_asked_is_refused_not_reasked() {
     let harness = Harness::new();
-    let (wizard_tool, _) = wizard();
-    let mut descriptor = wizard_tool.descriptor().clone();
-    if let Listing::Tool(listed) = &mut descriptor.listing {
-        listed.name = "typo".into();
-    }
-    let typo = TypoMachine { descriptor };
+    let typo = TypoMachine::new();
     let first = input_required(harness.request(&typo, args("api"), None, None).await);
-    let answers: InputResponses = [(
-        "name".to_string(),
-        json!({"action": "accept", "content": {"text": "Ada"}}),
-    )]
-    .into();
+    let answers = TypoMachine::answer();
     let refused = harness
         .request_explained(&typo, args("api"), first.request_state, Some(answers))
         .await
@@ -520,17 +532,8 @@ async fn taking_a_key_that_was_never_asked_is_refused_not_reasked() {
 #[tokio::test]
 async fn taking_a_key_never_asked_after_eager_answers_is_an_internal_error() {
     let harness = Harness::new();
-    let (wizard_tool, _) = wizard();
-    let mut descriptor = wizard_tool.descriptor().clone();
-    if let Listing::Tool(listed) = &mut descriptor.listing {
-        listed.name = "typo".into();
-    }
-    let typo = TypoMachine { descriptor };
-    let eager: InputResponses = [(
-        "name".to_string(),
-        json!({"action": "accept", "content": {"text": "Ada"}}),
-    )]
-    .into();
+    let typo = TypoMachine::new();
+    let eager = TypoMachine::answer();
     let failed = harness
         .request(&typo, args("api"), None, Some(eager))
         .await

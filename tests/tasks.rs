@@ -438,33 +438,21 @@ async fn a_task_is_invisible_to_another_principal() {
 #[tokio::test]
 async fn a_task_whose_code_panics_ends_failed_with_an_internal_error() {
     let url = serve(server(&Arc::new(Gate::default())).build().unwrap()).await;
-    let created = result(
-        rpc(
-            &url,
-            "alice",
-            true,
-            "tools/call",
-            json!({"name": "crashing", "arguments": {}}),
-        )
-        .await,
-    );
+    let created = call_crashing(&url).await;
     assert_eq!(created["resultType"], "task", "{created}");
     let task = created["taskId"].as_str().expect("a task id").to_owned();
     let ended = settled(&url, "alice", &task).await;
     assert_eq!(ended["status"], "failed", "{ended}");
     assert_eq!(ended["error"]["code"], -32603, "{ended}");
     // The server goes on: the next task runs.
-    let next = result(
-        rpc(
-            &url,
-            "alice",
-            true,
-            "tools/call",
-            json!({"name": "crashing", "arguments": {}}),
-        )
-        .await,
-    );
+    let next = call_crashing(&url).await;
     assert_eq!(next["resultType"], "task", "{next}");
+}
+
+/// Alice's `tools/call` of `crashing`, with the tasks extension.
+async fn call_crashing(url: &str) -> Value {
+    let call = json!({"name": "crashing", "arguments": {}});
+    result(rpc(url, "alice", true, "tools/call", call).await)
 }
 
 // ------------------------------------------------------------------ Redis
