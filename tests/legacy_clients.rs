@@ -51,6 +51,8 @@ enum Mode {
     Cancel,
     /// Never answer an elicitation (until the server cancels it).
     Never,
+    /// Answer every text question with a number.
+    Malformed,
 }
 
 /// A client user that answers the showcase and tally questions, and records what it was
@@ -139,7 +141,10 @@ impl ClientHandler for Person {
         let accept =
             |content: Value| Ok(ElicitResult::new(ElicitationAction::Accept).with_content(content));
         match field.as_str() {
-            "text" if self.malformed_first.swap(false, Ordering::SeqCst) => {
+            "text"
+                if self.mode == Mode::Malformed
+                    || self.malformed_first.swap(false, Ordering::SeqCst) =>
+            {
                 accept(json!({"text": 42}))
             }
             "text" => accept(json!({"text": "Ada"})),
@@ -327,6 +332,78 @@ async fn stdio_legacy_client_drives_the_tally_and_code_between_suspensions_runs_
             "sampling/createMessage",
         ]
     );
+    client.cancel().await.expect("client shuts down");
+}
+
+/// Answers that stay unusable are asked for again 8 more times, then the call ends with
+/// `-32602` naming the key; no code after the question ran.
+#[tokio::test]
+async fn answers_that_stay_malformed_are_asked_eight_more_times_then_end_the_call() {
+    let served = serve(|b| b).await;
+    let person = Person::legacy(Mode::Malformed);
+    let client = http_client(served.addr, person.clone()).await;
+    let error = error_of(call_tool(&client, call("tally", json!({"label": "votes"}))).await);
+    assert_eq!(error.code.0, -32602, "{error:?}");
+    assert_eq!(
+        error.message,
+        "the answer to `ask_0` was unusable after asking 8 more times \
+         (malformed: `text` must be a string); the call is ended"
+    );
+    assert_eq!(error.data, Some(json!({"key": "ask_0"})));
+    assert_eq!(person.asked(), vec!["elicitation/create text"; 9]);
+    assert_eq!(served.runs.snapshot(), [1, 0, 0]);
+    client.cancel().await.expect("client shuts down");
+}
+
+/// Arguments that do not match the tool's schema get the same `-32602` in a legacy session
+/// as over MRTR, before anything is asked.
+#[tokio::test]
+async fn a_legacy_call_with_invalid_arguments_is_invalid_params() {
+    let served = serve(|b| b).await;
+    let person = Person::legacy(Mode::Answer);
+    let client = http_client(served.addr, person.clone()).await;
+    let error = error_of(call_tool(&client, call("tally", json!({"label": 5}))).await);
+    assert_eq!(error.code.0, -32602, "{error:?}");
+    assert!(
+        error.message.starts_with("invalid arguments: "),
+        "{}",
+        error.message
+    );
+    assert!(person.asked().is_empty());
+    assert_eq!(served.runs.snapshot(), [0, 0, 0]);
+    client.cancel().await.expect("client shuts down");
+}
+
+/// Form elicitation arrived in 2025-06-18: a session of exactly that revision is asked, one
+/// of 2025-03-26 gets `-32600` naming both revisions and is sent nothing.
+#[tokio::test]
+async fn form_questions_need_a_session_of_2025_06_18_or_later() {
+    let served = serve(|b| b).await;
+    let mut person = Person::legacy(Mode::Answer);
+    person.version = Some(ProtocolVersion::V_2025_06_18);
+    let client = http_client(served.addr, person.clone()).await;
+    let result = call_tool(&client, call("tally", json!({"label": "votes"})))
+        .await
+        .expect("2025-06-18 has form elicitation");
+    assert_eq!(
+        text_of(&result),
+        "votes for Ada: 2 root(s), note `Brisk` | runs 1/1/1"
+    );
+    client.cancel().await.expect("client shuts down");
+
+    let mut person = Person::legacy(Mode::Answer);
+    person.version = Some(ProtocolVersion::V_2025_03_26);
+    let client = http_client(served.addr, person.clone()).await;
+    let error = error_of(call_tool(&client, call("tally", json!({"label": "votes"}))).await);
+    assert_eq!(error.code.0, -32600, "{error:?}");
+    assert!(
+        error
+            .message
+            .contains("protocol 2025-03-26 does not have (it arrived in 2025-06-18)"),
+        "{}",
+        error.message
+    );
+    assert!(person.asked().is_empty());
     client.cancel().await.expect("client shuts down");
 }
 
