@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mrtr::machine::{Listing, Machine, MachineDescriptor, Run, Step, StepFuture, Suspend};
 use mrtr::rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -404,6 +405,82 @@ async fn form_questions_need_a_session_of_2025_06_18_or_later() {
         error.message
     );
     assert!(person.asked().is_empty());
+    client.cancel().await.expect("client shuts down");
+}
+
+/// A hand-written machine. `rounds`: asks a name in each of two rounds, then reports the
+/// round number its context gave each step. `typo`: takes an answer under a key it never
+/// asked (a server-side bug).
+struct Handwritten {
+    descriptor: MachineDescriptor,
+}
+
+impl Handwritten {
+    fn new(name: &str) -> Self {
+        let mut descriptor = tally::tally.descriptor().clone();
+        if let Listing::Tool(listed) = &mut descriptor.listing {
+            listed.name = name.to_string().into();
+        }
+        Handwritten { descriptor }
+    }
+}
+
+impl Machine for Handwritten {
+    type Output = CallToolResult;
+    fn descriptor(&self) -> &MachineDescriptor {
+        &self.descriptor
+    }
+    fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, CallToolResult> {
+        Box::pin(async move {
+            let ask = |seen: &Vec<u32>| {
+                Ok::<_, mrtr::machine::StepError>(Step::Suspend(
+                    Suspend::new(seen)?.ask("name", mrtr::machine::input::text("Name?"))?,
+                ))
+            };
+            let Some(mut resume) = run.resume else {
+                return ask(&vec![run.cx.round()]);
+            };
+            if self.descriptor.name() == "typo" {
+                let _: mrtr::machine::Elicited<String> = resume.answers().take("nmae")?;
+                unreachable!("a key that was never asked has no answer")
+            }
+            let _: mrtr::machine::Elicited<String> = resume.answers().take("name")?;
+            let mut seen: Vec<u32> = resume.state()?;
+            seen.push(run.cx.round());
+            if seen.len() < 3 {
+                return ask(&seen);
+            }
+            Ok(Step::Done(CallToolResult::success(vec![
+                mrtr::rmcp::model::ContentBlock::text(format!("rounds {seen:?}")),
+            ])))
+        })
+    }
+}
+
+/// A legacy session counts its rounds for the machine's context as MRTR does: 0, 1, 2.
+#[tokio::test]
+async fn a_legacy_session_tells_the_machine_which_round_it_is_in() {
+    let served = serve(|b| b.tool(Handwritten::new("rounds"))).await;
+    let person = Person::legacy(Mode::Answer);
+    let client = http_client(served.addr, person.clone()).await;
+    let result = call_tool(&client, call("rounds", json!({"label": "x"})))
+        .await
+        .expect("the flow completes");
+    assert_eq!(text_of(&result), "rounds [0, 1, 2]");
+    assert_eq!(person.asked(), vec!["elicitation/create text"; 2]);
+    client.cancel().await.expect("client shuts down");
+}
+
+/// A machine that takes an answer it never asked for is the server's bug: `-32603`, and
+/// its question is not asked again (it would loop: the code takes the same wrong key).
+#[tokio::test]
+async fn a_machine_that_takes_a_key_it_never_asked_fails_without_asking_again() {
+    let served = serve(|b| b.tool(Handwritten::new("typo"))).await;
+    let person = Person::legacy(Mode::Answer);
+    let client = http_client(served.addr, person.clone()).await;
+    let error = error_of(call_tool(&client, call("typo", json!({"label": "x"}))).await);
+    assert_eq!(error.code.0, -32603, "{error:?}");
+    assert_eq!(person.asked(), vec!["elicitation/create text"]);
     client.cancel().await.expect("client shuts down");
 }
 
