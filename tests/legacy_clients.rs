@@ -54,6 +54,8 @@ enum Mode {
     Never,
     /// Answer every text question with a number.
     Malformed,
+    /// Answer sampling and roots requests with a JSON-RPC error.
+    Refuse,
 }
 
 /// A client user that answers the showcase and tally questions, and records what it was
@@ -175,6 +177,9 @@ impl ClientHandler for Person {
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         self.record("sampling/createMessage".into());
+        if self.mode == Mode::Refuse {
+            return Err(ErrorData::invalid_request("no model here", None));
+        }
         Ok(CreateMessageResult::new(
             SamplingMessage::new(Role::Assistant, SamplingMessageContentBlock::text("Brisk")),
             "scripted-model".into(),
@@ -186,6 +191,9 @@ impl ClientHandler for Person {
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         self.record("roots/list".into());
+        if self.mode == Mode::Refuse {
+            return Err(ErrorData::invalid_request("no roots here", None));
+        }
         if let Some(gate) = &self.join_gate {
             gate.notify_one();
         }
@@ -405,6 +413,41 @@ async fn form_questions_need_a_session_of_2025_06_18_or_later() {
         error.message
     );
     assert!(person.asked().is_empty());
+    client.cancel().await.expect("client shuts down");
+}
+
+/// A client that answers a request with an error ends the call with `-32603` naming the
+/// request's method and key, and what the client said.
+#[tokio::test]
+async fn a_client_error_ends_the_call_naming_the_method_it_refused() {
+    let served = serve(|b| b).await;
+    let person = Person::legacy(Mode::Refuse);
+    let client = http_client(served.addr, person.clone()).await;
+
+    let error = error_of(call_tool(&client, call("tally", json!({"label": "x"}))).await);
+    assert_eq!(error.code.0, -32603, "{error:?}");
+    assert!(
+        error
+            .message
+            .starts_with("the client did not answer roots/list `"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("no roots here"), "{}", error.message);
+    assert_eq!(error.data.as_ref().unwrap()["method"], "roots/list");
+
+    let error = error_of(call_tool(&client, call("order_food", json!({"customer": "Ada"}))).await);
+    assert_eq!(error.code.0, -32603, "{error:?}");
+    assert!(
+        error
+            .message
+            .starts_with("the client did not answer sampling/createMessage `"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("no model here"), "{}", error.message);
+    // The ticket is placed after the kitchen note, which never came.
+    assert!(served.kitchen.tickets().is_empty());
     client.cancel().await.expect("client shuts down");
 }
 
