@@ -10,6 +10,8 @@
 mod deploy_wizard;
 #[path = "../examples/showcase/order_flow.rs"]
 mod order_flow;
+#[path = "support/renamed.rs"]
+mod renamed;
 mod support;
 #[path = "support/tally.rs"]
 mod tally;
@@ -19,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mrtr::machine::{Listing, Machine, MachineDescriptor, Run, Step, StepFuture, Suspend};
+use mrtr::machine::{Machine, MachineDescriptor, Run, Step, StepFuture, Suspend};
 use mrtr::rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -460,10 +462,7 @@ struct Handwritten {
 
 impl Handwritten {
     fn new(name: &str) -> Self {
-        let mut descriptor = tally::tally.descriptor().clone();
-        if let Listing::Tool(listed) = &mut descriptor.listing {
-            listed.name = name.to_string().into();
-        }
+        let descriptor = renamed::renamed(tally::tally.descriptor(), name);
         Handwritten { descriptor }
     }
 }

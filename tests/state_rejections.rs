@@ -4,11 +4,13 @@
 
 #[path = "../examples/quickstart/release_wizard.rs"]
 mod release_wizard;
+#[path = "support/renamed.rs"]
+mod renamed;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mrtr::machine::{Listing, Machine, MachineDescriptor, Run, StepFuture};
+use mrtr::machine::{Machine, MachineDescriptor, Run, StepFuture};
 use mrtr::rmcp::ErrorData;
 use mrtr::rmcp::model::{CallToolResult, InputRequiredResult, InputResponses};
 use mrtr::server::StaleStatePolicy;
@@ -137,13 +139,9 @@ async fn a_token_from_another_tool_is_rejected() {
     let harness = Harness::new();
     let (tool, plans) = wizard();
     let token = first_token(&harness, &tool).await;
-    let mut descriptor = tool.descriptor().clone();
-    if let Listing::Tool(listed) = &mut descriptor.listing {
-        listed.name = "plan_release_elsewhere".into();
-    }
     let other = Renamed {
         inner: PlanRelease::new(plans.clone()),
-        descriptor,
+        descriptor: renamed::renamed(tool.descriptor(), "plan_release_elsewhere"),
     };
     let reply = harness
         .request(&other, args("api"), Some(token), Some(environment_answer()))
@@ -469,11 +467,9 @@ impl TypoMachine {
     /// The wizard's descriptor under the name `typo`.
     fn new() -> Self {
         let (wizard_tool, _) = wizard();
-        let mut descriptor = wizard_tool.descriptor().clone();
-        if let Listing::Tool(listed) = &mut descriptor.listing {
-            listed.name = "typo".into();
+        TypoMachine {
+            descriptor: renamed::renamed(wizard_tool.descriptor(), "typo"),
         }
-        TypoMachine { descriptor }
     }
 
     /// An answer to the one question it asks.

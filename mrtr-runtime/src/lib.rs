@@ -26,6 +26,8 @@
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(test)]
+mod captured_logs;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;

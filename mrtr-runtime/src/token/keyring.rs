@@ -613,30 +613,11 @@ mod tests {
 
     #[test]
     fn process_local_keys_warn_about_multi_instance_deployments() {
-        use std::sync::{Arc, Mutex};
-
-        #[derive(Clone, Default)]
-        struct Captured(Arc<Mutex<Vec<u8>>>);
-        impl std::io::Write for Captured {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(bytes);
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-
-        let captured = Captured::default();
-        let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        let ring =
-            tracing::subscriber::with_default(subscriber, KeyRing::generate_process_local).unwrap();
+        let (logs, guard) = crate::captured_logs::CapturedLogs::install();
+        let ring = KeyRing::generate_process_local().unwrap();
+        drop(guard);
         assert_eq!(ring.key_ids().count(), 1);
-        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let log = logs.text();
         assert!(log.contains("WARN"), "{log}");
         assert!(log.contains("MRTR_KEYS"), "{log}");
         assert!(log.contains("Multi-instance"), "{log}");

@@ -278,25 +278,8 @@ mod tests {
     /// at INFO.
     #[tokio::test]
     async fn an_outage_is_logged_once_when_it_starts_and_once_when_it_ends() {
-        #[derive(Clone, Default)]
-        struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-        impl std::io::Write for Captured {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(bytes);
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
-        let captured = Captured::default();
-        let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        let _default = tracing::subscriber::set_default(subscriber);
-        let log = || String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let (logs, _guard) = crate::captured_logs::CapturedLogs::install();
+        let log = || logs.text();
         let unavailable = "round ledger unavailable";
         let again = "round ledger reachable again";
 
