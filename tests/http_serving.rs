@@ -828,6 +828,67 @@ async fn list_results_carry_server_info() {
     }
 }
 
+// ------------------------------------------------------- entry points
+
+/// `http::serve` and `HttpServing::serve` bind the address and answer there until they are
+/// stopped (here: until their task is aborted); neither returns on its own.
+#[tokio::test]
+async fn serve_and_http_serving_serve_answer_until_stopped() {
+    for entry in ["http::serve", "HttpServing::serve"] {
+        // A port that was free a moment ago: `serve` takes an address, not a listener.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .unwrap();
+        let showcase = server::showcase_server().unwrap();
+        let task = match entry {
+            "http::serve" => tokio::spawn(mrtr::server::http::serve(showcase, addr)),
+            _ => tokio::spawn(mrtr::server::http::HttpServing::new(showcase).serve(addr)),
+        };
+        // Wait until it accepts connections, or stops (bounded; never asserted on).
+        for _ in 0..250 {
+            if task.is_finished() || TcpStream::connect(addr).await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            !task.is_finished(),
+            "{entry} returned before being stopped: {:?}",
+            task.await
+        );
+        let (status, _, body) = call(&format!("http://{addr}/mcp"), "tools/list", json!({})).await;
+        assert_eq!(status, 200, "{entry}: {body}");
+        assert_eq!(
+            body["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mrtr-showcase",
+            "{entry}: {body}"
+        );
+        task.abort();
+    }
+}
+
+/// `bind` reports the connection cap in effect: the one configured (at least 1), or by
+/// default 1024 capped at half the open-file limit.
+#[tokio::test]
+async fn bind_reports_the_connection_cap_in_effect() {
+    async fn cap(
+        tune: impl FnOnce(mrtr::server::http::HttpServing) -> mrtr::server::http::HttpServing,
+    ) -> usize {
+        let serving = tune(mrtr::server::http::HttpServing::new(
+            server::showcase_server().unwrap(),
+        ));
+        serving
+            .bind("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap()
+            .max_connections()
+    }
+    assert_eq!(cap(|serving| serving.max_connections(3)).await, 3);
+    assert_eq!(cap(|serving| serving.max_connections(0)).await, 1);
+    // Any machine that runs this suite allows more than 3 open files.
+    let default = cap(|serving| serving).await;
+    assert!((2..=1024).contains(&default), "{default}");
+}
+
 // ------------------------------------------------------- graceful shutdown
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
