@@ -178,7 +178,13 @@ impl McpServer<NoFallback> {
     /// Starts configuring a server named `name` (also the default token audience).
     ///
     /// ```
-    /// let builder = mrtr_runtime::server::McpServer::builder("demo");
+    /// use rmcp::ServerHandler;
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.get_info().server_info.name, "demo");
+    /// assert_eq!(server.audience(), "demo");
     /// ```
     pub fn builder(name: impl Into<String>) -> McpServerBuilder {
         McpServerBuilder {
@@ -212,7 +218,13 @@ impl McpServerBuilder {
     /// The server version reported in `serverInfo`.
     ///
     /// ```
-    /// let b = mrtr_runtime::server::McpServer::builder("demo").version("2.0.0");
+    /// use rmcp::ServerHandler;
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .version("2.0.0")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.get_info().server_info.version, "2.0.0");
     /// ```
     pub fn version(mut self, version: impl Into<String>) -> Self {
         self.info.version = version.into();
@@ -223,7 +235,12 @@ impl McpServerBuilder {
     /// continue each other's flows must share it, and their keys.
     ///
     /// ```
-    /// let b = mrtr_runtime::server::McpServer::builder("demo").audience("demo.example.com");
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .audience("demo.example.com")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.audience(), "demo.example.com");
     /// ```
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audience = Some(audience.into());
@@ -387,7 +404,12 @@ impl McpServerBuilder {
     /// and later are advertised and a legacy `initialize` is refused.
     ///
     /// ```
-    /// let b = mrtr_runtime::server::McpServer::builder("demo").legacy_sessions(false);
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .legacy_sessions(false)
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(!server.serves_legacy_sessions());
     /// ```
     pub fn legacy_sessions(mut self, enabled: bool) -> Self {
         self.legacy.enabled = enabled;
@@ -462,9 +484,13 @@ impl McpServerBuilder {
     /// Builds a server that serves only the registered machines.
     ///
     /// ```
+    /// use rmcp::ServerHandler;
     /// let server = mrtr_runtime::server::McpServer::builder("demo")
     ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
     ///     .build().unwrap();
+    /// // Nothing registered: no tools, prompts or resources capability is advertised.
+    /// let capabilities = server.get_info().capabilities;
+    /// assert!(capabilities.tools.is_none() && capabilities.prompts.is_none());
     /// ```
     pub fn build(self) -> Result<McpServer<NoFallback>, BuildError> {
         self.build_with(NoFallback)
