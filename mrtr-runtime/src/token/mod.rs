@@ -45,6 +45,7 @@
 //! assert_eq!(Rejection::Unauthentic.reason(), "unauthentic");
 //! ```
 
+mod aead;
 mod binding;
 mod clock;
 mod envelope;

@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chacha20poly1305::aead::{AeadInOut, KeyInit};
-use chacha20poly1305::{Key, Tag, XChaCha20Poly1305, XNonce};
 use zeroize::Zeroizing;
 
+use super::aead;
 use super::{
     Binding, Clock, DEFAULT_MAX_CLOCK_SKEW, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL, Envelope, KeyId,
     KeyRing, Rejection, SystemClock, TOKEN_PREFIX,
@@ -18,9 +17,9 @@ use super::{
 /// Length of the key id in the token.
 const KID_LEN: usize = 2;
 /// Length of the XChaCha20 nonce.
-pub const NONCE_LEN: usize = 24;
+pub const NONCE_LEN: usize = aead::NONCE_LEN;
 /// Length of the Poly1305 tag.
-pub(super) const TAG_LEN: usize = 16;
+pub(super) const TAG_LEN: usize = aead::TAG_LEN;
 /// Bytes before the ciphertext.
 pub(super) const HEADER_LEN: usize = KID_LEN + NONCE_LEN;
 
@@ -210,20 +209,19 @@ impl StateSealer {
         }
 
         let kid = self.keys.sealing_key_id();
-        let cipher = XChaCha20Poly1305::new(<&Key>::from(self.keys.sealing_key().as_bytes()));
         let associated_data = binding.associated_data(kid);
 
         let mut raw = Zeroizing::new(Vec::with_capacity(raw_len));
         raw.extend_from_slice(&kid.to_be_bytes());
         raw.extend_from_slice(&nonce);
         raw.extend_from_slice(plaintext);
-        let tag = cipher
-            .encrypt_inout_detached(
-                <&XNonce>::from(&nonce),
-                &associated_data,
-                (&mut raw[HEADER_LEN..]).into(),
-            )
-            .map_err(|_| SealError::Encrypt)?;
+        let tag = aead::seal_in_place(
+            self.keys.sealing_key().as_bytes(),
+            &nonce,
+            &associated_data,
+            &mut raw[HEADER_LEN..],
+        )
+        .map_err(|()| SealError::Encrypt)?;
         raw.extend_from_slice(&tag);
 
         let mut token = String::with_capacity(size);
@@ -262,23 +260,22 @@ impl StateSealer {
         let (kid_bytes, nonce) = header.split_at(KID_LEN);
         let kid = KeyId(u16::from_be_bytes([kid_bytes[0], kid_bytes[1]]));
         let key = self.keys.key(kid).ok_or(Rejection::UnknownKey { kid })?;
-        let nonce = <&XNonce>::try_from(nonce).map_err(|_| Rejection::Malformed {
+        let nonce = <&[u8; NONCE_LEN]>::try_from(nonce).map_err(|_| Rejection::Malformed {
             detail: "bad nonce length",
         })?;
         let (ciphertext, tag) = sealed.split_at_mut(sealed.len() - TAG_LEN);
-        let tag = Tag::try_from(&*tag).map_err(|_| Rejection::Malformed {
+        let tag = <&[u8; TAG_LEN]>::try_from(&*tag).map_err(|_| Rejection::Malformed {
             detail: "bad tag length",
         })?;
 
-        let cipher = XChaCha20Poly1305::new(<&Key>::from(key.as_bytes()));
-        cipher
-            .decrypt_inout_detached(
-                nonce,
-                &binding.associated_data(kid),
-                ciphertext.into(),
-                &tag,
-            )
-            .map_err(|_| Rejection::Unauthentic)?;
+        aead::open_in_place(
+            key.as_bytes(),
+            nonce,
+            &binding.associated_data(kid),
+            ciphertext,
+            tag,
+        )
+        .map_err(|()| Rejection::Unauthentic)?;
         let envelope = Envelope::decode(ciphertext)?;
 
         let now = self.clock.now_unix_seconds();
