@@ -410,4 +410,184 @@ mod tests {
         let untouched = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         assert_eq!(without_empty_elicitation_ids(untouched.clone()), untouched);
     }
+
+    fn body_of(response: Response) -> (StatusCode, http::HeaderMap, Vec<u8>) {
+        let (parts, body) = response.into_parts();
+        let body = futures::executor::block_on(body.collect())
+            .unwrap()
+            .to_bytes()
+            .to_vec();
+        (parts.status, parts.headers, body)
+    }
+
+    fn message_of(body: &[u8]) -> String {
+        let message: Value = serde_json::from_slice(body).unwrap();
+        message["error"]["message"].as_str().unwrap().to_string()
+    }
+
+    fn plain(
+        status: StatusCode,
+        content_type: Option<&'static str>,
+        text: &'static str,
+    ) -> Response {
+        let mut response = Response::new(Body::from(text));
+        *response.status_mut() = status;
+        if let Some(content_type) = content_type {
+            response
+                .headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        }
+        response
+    }
+
+    #[test]
+    fn refusals_say_what_is_wrong() {
+        let batch = check_message(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).unwrap_err();
+        assert!(message_of(&body_of(batch).2).starts_with("batches are not supported"));
+        let scalar = check_message(b"42").unwrap_err();
+        assert_eq!(
+            message_of(&body_of(scalar).2),
+            "a JSON-RPC message must be an object"
+        );
+    }
+
+    #[test]
+    fn integer_ids_are_accepted_whatever_their_sign_or_size() {
+        assert_eq!(
+            check_message(br#"{"jsonrpc":"2.0","id":-3,"method":"ping"}"#).unwrap(),
+            Some(RequestId::Number(-3))
+        );
+        // Beyond i64: still an integer id, so not refused (rmcp decides what it makes of it).
+        let huge = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, u64::MAX);
+        assert!(check_message(huge.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn json_is_recognised_by_its_media_type_essence() {
+        let with = |value: Option<&'static str>| {
+            let mut headers = http::HeaderMap::new();
+            if let Some(value) = value {
+                headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
+            }
+            is_json(&headers)
+        };
+        assert!(with(Some("application/json")));
+        assert!(with(Some("Application/JSON ; charset=utf-8")));
+        assert!(!with(Some("application/jsonl")));
+        assert!(!with(Some("text/plain")));
+        assert!(!with(None));
+    }
+
+    #[test]
+    fn plain_text_errors_become_json_rpc_errors_and_the_rest_passes() {
+        let convert =
+            |response| body_of(futures::executor::block_on(jsonrpc_errors(response, None)));
+
+        let (status, headers, body) = convert(plain(StatusCode::OK, Some("text/plain"), "fine"));
+        assert_eq!((status, body.as_slice()), (StatusCode::OK, &b"fine"[..]));
+        assert_eq!(headers[header::CONTENT_TYPE], "text/plain");
+        let (status, _, body) = convert(plain(
+            StatusCode::OK,
+            Some("text/event-stream"),
+            "data: x\n\n",
+        ));
+        assert_eq!(
+            (status, body.as_slice()),
+            (StatusCode::OK, &b"data: x\n\n"[..])
+        );
+        let (status, _, body) =
+            convert(plain(StatusCode::NOT_FOUND, Some("text/event-stream"), "x"));
+        assert_eq!(
+            (status, body.as_slice()),
+            (StatusCode::NOT_FOUND, &b"x"[..])
+        );
+
+        let mut not_found = plain(StatusCode::NOT_FOUND, Some("text/plain"), " Not Found\n");
+        not_found
+            .headers_mut()
+            .insert("x-extra", HeaderValue::from_static("kept"));
+        let (status, headers, body) = convert(not_found);
+        assert_eq!(
+            (status, code_of_body(&body)),
+            (StatusCode::NOT_FOUND, -32600)
+        );
+        assert_eq!(message_of(&body), "Not Found");
+        assert_eq!(headers["x-extra"], "kept");
+        assert_eq!(headers.get_all(header::CONTENT_TYPE).iter().count(), 1);
+        assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+
+        let (status, _, body) = convert(plain(StatusCode::SERVICE_UNAVAILABLE, None, "busy"));
+        assert_eq!(
+            (status, code_of_body(&body)),
+            (StatusCode::SERVICE_UNAVAILABLE, -32603)
+        );
+        let (status, _, body) = convert(plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Some("text/plain"),
+            "no",
+        ));
+        assert_eq!(
+            (status, code_of_body(&body)),
+            (StatusCode::BAD_REQUEST, -32600)
+        );
+    }
+
+    #[test]
+    fn only_request_level_json_rpc_errors_turn_a_200_into_a_400() {
+        let convert = |text: &'static str| {
+            let response = plain(StatusCode::OK, Some("application/json"), text);
+            body_of(futures::executor::block_on(jsonrpc_errors(response, None)))
+        };
+        let missing_capability =
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"m"}}"#;
+        let (status, _, body) = convert(missing_capability);
+        assert_eq!(
+            (status, body.as_slice()),
+            (StatusCode::BAD_REQUEST, missing_capability.as_bytes())
+        );
+        let not_found = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#;
+        let (status, _, body) = convert(not_found);
+        assert_eq!(
+            (status, body.as_slice()),
+            (StatusCode::OK, not_found.as_bytes())
+        );
+    }
+
+    #[test]
+    fn outer_errors_convert_plain_text_and_close_after_an_unread_body() {
+        let outer = |response| body_of(futures::executor::block_on(outer_errors(response)));
+
+        let (status, headers, body) = outer(plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            Some("text/plain"),
+            "too big",
+        ));
+        assert_eq!(
+            (status, code_of_body(&body)),
+            (StatusCode::PAYLOAD_TOO_LARGE, -32600)
+        );
+        assert_eq!(headers[header::CONNECTION], "close");
+
+        let (status, headers, body) =
+            outer(plain(StatusCode::NOT_FOUND, Some("text/plain"), "gone"));
+        assert_eq!(
+            (status, code_of_body(&body)),
+            (StatusCode::NOT_FOUND, -32600)
+        );
+        assert!(headers.get(header::CONNECTION).is_none());
+
+        let (status, _, body) = outer(plain(StatusCode::INTERNAL_SERVER_ERROR, None, "boom"));
+        assert_eq!(
+            (status, code_of_body(&body)),
+            (StatusCode::INTERNAL_SERVER_ERROR, -32603)
+        );
+
+        let (status, _, body) = outer(plain(StatusCode::OK, Some("text/plain"), "fine"));
+        assert_eq!((status, body.as_slice()), (StatusCode::OK, &b"fine"[..]));
+    }
+
+    fn code_of_body(body: &[u8]) -> i64 {
+        let message: Value = serde_json::from_slice(body).unwrap();
+        message["error"]["code"].as_i64().unwrap()
+    }
 }

@@ -266,4 +266,49 @@ mod tests {
             ClaimOutcome::Claimed
         );
     }
+
+    #[tokio::test]
+    async fn expired_entries_are_swept_every_sweep_every_claims_and_live_ones_kept() {
+        let ledger = MemoryLedger::new();
+        let entries = || ledger.rounds.lock().unwrap().entries.len();
+        let round = |token: &str, expires_at: u64| Claim {
+            round: RoundId::of_token(token),
+            expires_at,
+            ..claim(Owner(1), Duration::from_secs(600), false)
+        };
+        let (expired, recorded, running) = (
+            round("expired", 1),
+            round("recorded", u64::from(u32::MAX)),
+            round("running", u64::from(u32::MAX)),
+        );
+        for claim in [&expired, &recorded, &running] {
+            assert_eq!(ledger.claim(claim).await.unwrap(), ClaimOutcome::Claimed);
+        }
+        assert!(
+            ledger
+                .record(&recorded.round, Owner(1), b"kept")
+                .await
+                .unwrap()
+        );
+        // Claims 4 .. SWEEP_EVERY - 1: the expired entry is still held (no sweep yet).
+        for _ in 4..SWEEP_EVERY {
+            assert_eq!(
+                ledger.claim(&running).await.unwrap(),
+                ClaimOutcome::InProgress
+            );
+        }
+        assert_eq!(entries(), 3);
+        assert_eq!(ledger.rounds.lock().unwrap().since_sweep, SWEEP_EVERY - 1);
+        // The SWEEP_EVERY-th claim sweeps: only the expired entry goes.
+        assert_eq!(
+            ledger.claim(&running).await.unwrap(),
+            ClaimOutcome::InProgress
+        );
+        assert_eq!(entries(), 2);
+        assert_eq!(ledger.rounds.lock().unwrap().since_sweep, 0);
+        match ledger.claim(&recorded).await.unwrap() {
+            ClaimOutcome::Recorded(record) => assert_eq!(record.response, b"kept"),
+            other => panic!("the recorded round was swept: {other:?}"),
+        }
+    }
 }
