@@ -458,6 +458,22 @@ impl RequestCx {
         }
     }
 
+    /// A context with the server's application states from the start (no empty set
+    /// allocated and dropped per request, as `new(..).with_states(..)` would).
+    pub(crate) fn for_server(
+        capabilities: ClientCapabilities,
+        principal: Option<String>,
+        round: u32,
+        states: Arc<AppStates>,
+    ) -> Self {
+        RequestCx {
+            capabilities,
+            principal,
+            round,
+            states,
+        }
+    }
+
     /// Gives the request access to the server's application states.
     ///
     /// ```

@@ -143,8 +143,12 @@ impl Engine {
         principal: &Option<String>,
         round: u32,
     ) -> RequestCx {
-        RequestCx::new(capabilities.clone(), principal.clone(), round)
-            .with_states(self.states.clone())
+        RequestCx::for_server(
+            capabilities.clone(),
+            principal.clone(),
+            round,
+            Arc::clone(&self.states),
+        )
     }
 
     /// Serves one request for `machine` through the round ledger (when the server has one):

@@ -56,6 +56,7 @@ use registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
 use serde::Deserialize;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tasks::{MemoryTaskStore, TaskSettings, TaskStore, Tasks};
 
 /// Every `State<T>` a machine takes must be registered.
@@ -131,8 +132,8 @@ struct Inner<F> {
     resources: Registry<dyn Machine<Output = ReadResourceResult>>,
     principal: PrincipalResolver,
     legacy: LegacyServing,
-    /// Stamped into every result's `_meta` as `io.mrtr/instance`.
-    instance: Option<String>,
+    /// What every result's `_meta` is stamped with.
+    stamp: Arc<Stamp>,
     /// The tasks extension, when a tool may run as a task.
     tasks: Option<Arc<Tasks>>,
     fallback: F,
@@ -540,15 +541,16 @@ impl McpServerBuilder {
             .filter(|tool| tool.descriptor().task.is_some())
             .cloned()
             .collect();
+        let stamp = Arc::new(Stamp::new(&self.info, self.instance));
         let tasks = (!task_tools.is_empty() || self.task_store.is_some()).then(|| {
-            let (info, instance) = (self.info.clone(), self.instance.clone());
+            let stamp = Arc::clone(&stamp);
             Tasks::new(
                 self.task_store
                     .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
                 self.task_settings,
                 Arc::clone(&states),
                 task_tools,
-                Box::new(move |meta| stamp_meta(meta, &info, &instance)),
+                Box::new(move |meta| stamp.apply(meta)),
             )
         });
         Ok(McpServer {
@@ -570,7 +572,7 @@ impl McpServerBuilder {
                     .principal
                     .unwrap_or_else(|| Arc::new(principal::default_principal)),
                 legacy: self.legacy,
-                instance: self.instance,
+                stamp,
                 tasks,
                 fallback,
             }),
@@ -639,15 +641,15 @@ impl<F> McpServer<F> {
             }
             return Ok(R::from(result));
         }
-        let (info, instance) = (&self.inner.info, &self.inner.instance);
+        let stamp = &self.inner.stamp;
         let finish = |served: &mut Served<O>| match served {
             Ok(Answer::Complete(result)) => {
                 if let Some(meta) = result.meta_mut() {
-                    stamp_meta(meta, info, instance);
+                    stamp.apply(meta);
                 }
             }
-            Ok(Answer::InputRequired(result)) => stamp_meta(&mut result.meta, info, instance),
-            Ok(Answer::Task(created)) => stamp_meta(&mut created.meta, info, instance),
+            Ok(Answer::InputRequired(result)) => stamp.apply(&mut result.meta),
+            Ok(Answer::Task(created)) => stamp.apply(&mut created.meta),
             Ok(Answer::Handoff(_)) | Err(_) => {}
         };
         let guard = Guard {
@@ -697,11 +699,11 @@ impl<F> McpServer<F> {
             Some(mrtr_rounds),
         );
         let (capabilities, principal) = (incoming.capabilities.clone(), incoming.principal.clone());
-        let (info, instance) = (&self.inner.info, &self.inner.instance);
+        let stamp = &self.inner.stamp;
         let finish = |served: &mut Served<CallToolResult>| match served {
-            Ok(Answer::Complete(result)) => stamp_meta(&mut result.meta, info, instance),
-            Ok(Answer::InputRequired(result)) => stamp_meta(&mut result.meta, info, instance),
-            Ok(Answer::Task(created)) => stamp_meta(&mut created.meta, info, instance),
+            Ok(Answer::Complete(result)) => stamp.apply(&mut result.meta),
+            Ok(Answer::InputRequired(result)) => stamp.apply(&mut result.meta),
+            Ok(Answer::Task(created)) => stamp.apply(&mut created.meta),
             Ok(Answer::Handoff(_)) | Err(_) => {}
         };
         // The task is created inside the claimed round, so the round ledger records it as
@@ -742,7 +744,7 @@ impl<F> McpServer<F> {
 
     /// Stamps `serverInfo` and the instance id into a result's `_meta`.
     fn stamp(&self, meta: &mut Option<MetaObject>) {
-        stamp_meta(meta, &self.inner.info, &self.inner.instance);
+        self.inner.stamp.apply(meta);
     }
 
     /// The protocol version of a legacy session this request belongs to, when such
@@ -891,26 +893,37 @@ fn decode_outcome<O: DeserializeOwned>(bytes: &[u8]) -> Option<Served<O>> {
     })
 }
 
-/// Stamps `serverInfo` and the instance id into a result's `_meta`.
-fn stamp_meta(meta: &mut Option<MetaObject>, info: &Implementation, instance: &Option<String>) {
-    stamp_server_info(meta, info);
-    if let Some(instance) = instance {
-        meta.get_or_insert_default()
-            .0
-            .entry("io.mrtr/instance")
-            .or_insert_with(|| instance.clone().into());
+/// What every result's `_meta` carries: `serverInfo` (2026-07-28 asks it of every
+/// response) and, when set, the instance id. Serialized once, when the server is built.
+struct Stamp {
+    server_info: Value,
+    instance: Option<Value>,
+}
+
+impl Stamp {
+    fn new(info: &Implementation, instance: Option<String>) -> Self {
+        Stamp {
+            server_info: serde_json::to_value(info).unwrap_or_default(),
+            instance: instance.map(Value::String),
+        }
+    }
+
+    /// Stamps `meta`, keeping what a result already says under either key.
+    fn apply(&self, meta: &mut Option<MetaObject>) {
+        let meta = &mut meta.get_or_insert_default().0;
+        if !self.server_info.is_null() {
+            meta.entry(SERVER_INFO_META_KEY)
+                .or_insert_with(|| self.server_info.clone());
+        }
+        if let Some(instance) = &self.instance {
+            meta.entry(INSTANCE_META_KEY)
+                .or_insert_with(|| instance.clone());
+        }
     }
 }
 
-/// Identifies the server in a result's `_meta`, as 2026-07-28 asks of every response.
-fn stamp_server_info(meta: &mut Option<MetaObject>, info: &Implementation) {
-    if let Ok(value) = serde_json::to_value(info) {
-        meta.get_or_insert_default()
-            .0
-            .entry("io.modelcontextprotocol/serverInfo")
-            .or_insert(value);
-    }
-}
+const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
+const INSTANCE_META_KEY: &str = "io.mrtr/instance";
 
 /// Adds the machine's input kinds to its listing's `_meta`.
 fn with_input_kinds(
@@ -930,7 +943,6 @@ fn with_input_kinds(
 /// What a listing entry needs so one function can list tools, prompts and resources.
 trait Listed: Sized {
     fn from_listing(listing: &Listing) -> Option<Self>;
-    fn meta_mut(&mut self) -> &mut Option<MetaObject>;
     /// The name requests address it by (tool/prompt name, resource URI).
     fn key(&self) -> &str;
 }
@@ -941,9 +953,6 @@ impl Listed for Tool {
             Listing::Tool(tool) => Some(tool.clone()),
             _ => None,
         }
-    }
-    fn meta_mut(&mut self) -> &mut Option<MetaObject> {
-        &mut self.meta
     }
     fn key(&self) -> &str {
         &self.name
@@ -957,9 +966,6 @@ impl Listed for rmcp::model::Prompt {
             _ => None,
         }
     }
-    fn meta_mut(&mut self) -> &mut Option<MetaObject> {
-        &mut self.meta
-    }
     fn key(&self) -> &str {
         &self.name
     }
@@ -972,21 +978,21 @@ impl Listed for rmcp::model::Resource {
             _ => None,
         }
     }
-    fn meta_mut(&mut self) -> &mut Option<MetaObject> {
-        &mut self.meta
-    }
     fn key(&self) -> &str {
         &self.uri
     }
 }
 
-/// How one machine is listed, with its input kinds in `_meta`.
-fn listed<T: Listed, O: Send + 'static>(machine: &Arc<dyn Machine<Output = O>>) -> Option<T> {
-    let descriptor = machine.descriptor();
-    let mut item = T::from_listing(&descriptor.listing)?;
-    let meta = item.meta_mut();
+/// How a machine is listed: its descriptor's listing with its input kinds in `_meta`.
+fn listing_with_input_kinds(descriptor: &MachineDescriptor) -> Listing {
+    let mut listing = descriptor.listing.clone();
+    let meta = match &mut listing {
+        Listing::Tool(tool) => &mut tool.meta,
+        Listing::Prompt(prompt) => &mut prompt.meta,
+        Listing::Resource(resource) => &mut resource.meta,
+    };
     *meta = with_input_kinds(meta.take(), &descriptor.input_kinds);
-    Some(item)
+    listing
 }
 
 /// One page of a merged listing: the machines (on the first page only; later pages are
@@ -997,7 +1003,7 @@ fn merged_page<T: Listed, O: Send + 'static>(
     fallback_page: Option<(Vec<T>, Option<Cursor>)>,
 ) -> (Vec<T>, Option<Cursor>) {
     let mut items: Vec<T> = if request.and_then(|r| r.cursor.as_ref()).is_none() {
-        registry.iter().filter_map(listed).collect()
+        registry.listings().filter_map(T::from_listing).collect()
     } else {
         Vec::new()
     };
@@ -1118,8 +1124,8 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        match self.inner.tools.get(name) {
-            Some(machine) => listed(machine),
+        match self.inner.tools.listing(name) {
+            Some(listing) => Tool::from_listing(listing),
             None => self.inner.fallback.get_tool(name),
         }
     }

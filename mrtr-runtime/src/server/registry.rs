@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, GetPromptResult, ReadResourceResult};
 
-use crate::machine::Machine;
+use crate::machine::{Listing, Machine};
 
 /// A registered tool machine.
 pub(crate) type ToolMachine = Arc<dyn Machine<Output = CallToolResult>>;
@@ -16,7 +16,14 @@ pub(crate) type ResourceMachine = Arc<dyn Machine<Output = ReadResourceResult>>;
 
 /// Machines of one method, looked up by the name requests address.
 pub(crate) struct Registry<M: ?Sized> {
-    entries: Vec<Arc<M>>,
+    entries: Vec<Entry<M>>,
+}
+
+/// A machine and how it is listed (built once: `tools/list`, and rmcp's `get_tool` on
+/// every HTTP request, read it).
+struct Entry<M: ?Sized> {
+    machine: Arc<M>,
+    listing: Listing,
 }
 
 impl<M: ?Sized> Default for Registry<M> {
@@ -31,26 +38,45 @@ impl<O: Send + 'static> Registry<dyn Machine<Output = O>> {
     /// Adds a machine; a second machine with the same name replaces the first, keeping
     /// its position, so the listing never shows a name twice.
     pub(crate) fn insert(&mut self, machine: Arc<dyn Machine<Output = O>>) {
-        let name = machine.descriptor().name().to_owned();
+        let descriptor = machine.descriptor();
+        let name = descriptor.name().to_owned();
+        let listing = super::listing_with_input_kinds(descriptor);
+        let entry = Entry { machine, listing };
         match self
             .entries
             .iter_mut()
-            .find(|m| m.descriptor().name() == name)
+            .find(|e| e.machine.descriptor().name() == name)
         {
             Some(slot) => {
                 tracing::warn!(%name, "a machine with this name was registered twice; the last one wins");
-                *slot = machine;
+                *slot = entry;
             }
-            None => self.entries.push(machine),
+            None => self.entries.push(entry),
         }
     }
 
+    fn entry(&self, name: &str) -> Option<&Entry<dyn Machine<Output = O>>> {
+        self.entries
+            .iter()
+            .find(|e| e.machine.descriptor().name() == name)
+    }
+
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<dyn Machine<Output = O>>> {
-        self.entries.iter().find(|m| m.descriptor().name() == name)
+        self.entry(name).map(|e| &e.machine)
+    }
+
+    /// How the machine named `name` is listed.
+    pub(crate) fn listing(&self, name: &str) -> Option<&Listing> {
+        self.entry(name).map(|e| &e.listing)
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<dyn Machine<Output = O>>> {
-        self.entries.iter()
+        self.entries.iter().map(|e| &e.machine)
+    }
+
+    /// How each machine is listed, in registration order.
+    pub(crate) fn listings(&self) -> impl Iterator<Item = &Listing> {
+        self.entries.iter().map(|e| &e.listing)
     }
 
     pub(crate) fn is_empty(&self) -> bool {

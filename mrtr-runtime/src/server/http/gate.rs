@@ -395,6 +395,13 @@ mod tests {
             check_message(br#"{"jsonrpc":"2.0","method":"notifications/x"}"#).unwrap(),
             None
         );
+        // A client's answer to a legacy session's request has no method.
+        for response in [
+            &br#"{"jsonrpc":"2.0","id":4,"result":{}}"#[..],
+            br#"{"jsonrpc":"2.0","id":5,"error":{"code":-1,"message":"no"}}"#,
+        ] {
+            assert!(check_message(response).unwrap().is_some());
+        }
     }
 
     #[test]
