@@ -311,4 +311,26 @@ mod tests {
             other => panic!("the recorded round was swept: {other:?}"),
         }
     }
+
+    #[tokio::test]
+    async fn a_renewal_extends_the_lease_from_now() {
+        let ledger = MemoryLedger::new();
+        let holder = Owner(1);
+        let first = claim(holder, Duration::ZERO, true);
+        assert_eq!(ledger.claim(&first).await.unwrap(), ClaimOutcome::Claimed);
+        // The zero lease has run out; renewed for a minute, the round is held again.
+        assert!(
+            ledger
+                .renew(&first.round, holder, Duration::from_secs(60))
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            ledger
+                .claim(&claim(Owner(2), Duration::from_secs(60), true))
+                .await
+                .unwrap(),
+            ClaimOutcome::InProgress
+        );
+    }
 }
