@@ -19,7 +19,7 @@ use data_export::export_dataset;
 use mrtr::State;
 use mrtr::client::{HandlerError, InputHandlers, MrtrClient, PendingCall, RoundObserver};
 use mrtr::server::McpServer;
-use mrtr::server::tasks::{RedisTaskStore, TaskSettings};
+use mrtr::server::tasks::{MemoryTaskStore, RedisTaskStore, StoredTask, TaskSettings, TaskStore};
 use mrtr::token::KeyRing;
 use rmcp::model::{ElicitResult, ElicitationAction, Task, TaskStatus};
 use serde_json::{Value, json};
@@ -553,4 +553,95 @@ async fn with_redis_another_instance_serves_get_and_update_and_resumes_the_task(
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     // The final result was produced by A's run (A resumed after A's update), stamped by A.
     assert_eq!(done["result"]["_meta"]["io.mrtr/instance"], "a", "{done}");
+}
+
+/// What every task store must do, at the edges: a task is gone at its expiry millisecond,
+/// the cap counts live tasks, ids do not collide, and `replace` is a compare-and-swap.
+async fn store_contract(store: &dyn TaskStore) {
+    // Times are offsets from a real instant a minute ahead: Redis expires keys by its clock.
+    let base = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+        + 60_000;
+    let task = |id: &str, version: u64, expires_at_ms: u64| StoredTask {
+        id: id.into(),
+        version,
+        expires_at_ms: base + expires_at_ms,
+        body: format!("{id} v{version}").into_bytes(),
+    };
+    assert!(store.create(&task("a", 1, 1_000), 2, base).await.unwrap());
+    assert!(
+        !store.create(&task("a", 1, 5_000), 2, base).await.unwrap(),
+        "same id twice"
+    );
+    assert!(store.create(&task("b", 1, 5_000), 2, base).await.unwrap());
+    assert!(
+        !store
+            .create(&task("c", 1, 5_000), 2, base + 999)
+            .await
+            .unwrap(),
+        "cap of 2 live tasks"
+    );
+    // Each id reads back its own task until the millisecond it expires.
+    let a = store
+        .load("a", base + 999)
+        .await
+        .unwrap()
+        .expect("a is live at 999");
+    assert_eq!(a, task("a", 1, 1_000));
+    assert_eq!(
+        store.load("b", base + 999).await.unwrap().unwrap().body,
+        b"b v1"
+    );
+    assert_eq!(
+        store.load("a", base + 1_000).await.unwrap(),
+        None,
+        "gone at its expiry"
+    );
+    // At 1000 `a` no longer counts against the cap.
+    assert!(
+        store
+            .create(&task("c", 1, 5_000), 2, base + 1_000)
+            .await
+            .unwrap()
+    );
+    // Compare-and-swap on the version.
+    assert!(store.replace(&task("b", 2, 5_000), 1).await.unwrap());
+    assert!(
+        !store.replace(&task("b", 3, 5_000), 1).await.unwrap(),
+        "stale version"
+    );
+    assert_eq!(
+        store.load("b", base).await.unwrap().unwrap(),
+        task("b", 2, 5_000)
+    );
+    assert!(!store.replace(&task("missing", 2, 5_000), 1).await.unwrap());
+}
+
+#[tokio::test]
+async fn the_memory_store_keeps_the_store_contract() {
+    store_contract(&MemoryTaskStore::new()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_store_keeps_the_store_contract() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let store = RedisTaskStore::open(&redis.url())
+        .unwrap()
+        .with_prefix("contract:");
+    store_contract(&store).await;
+    // Another prefix is another store.
+    let other = RedisTaskStore::open(&redis.url())
+        .unwrap()
+        .with_prefix("other:");
+    assert_eq!(other.load("b", 0).await.unwrap(), None, "another prefix");
+    let debug = format!("{store:?}");
+    assert!(debug.starts_with("RedisTaskStore"), "{debug}");
+    assert!(
+        debug.contains("contract:") && debug.contains(&redis.port.to_string()),
+        "{debug}"
+    );
 }

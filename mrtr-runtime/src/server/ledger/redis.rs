@@ -339,4 +339,31 @@ mod tests {
         assert!(claim_outcome(status("other")).is_err());
         assert!(claim_outcome(Value::Nil).is_err());
     }
+
+    #[test]
+    fn owners_are_written_as_fixed_width_hex() {
+        assert_eq!(owner_arg(Owner(0xab)), format!("{:0>32}", "ab"));
+        assert_eq!(owner_arg(Owner(u128::MAX)), "f".repeat(32));
+        assert_ne!(owner_arg(Owner(1)), owner_arg(Owner(2)));
+    }
+
+    #[test]
+    fn simple_strings_and_flags_decode() {
+        let simple = Value::Array(vec![Value::SimpleString("in_progress".into())]);
+        assert_eq!(claim_outcome(simple).unwrap(), ClaimOutcome::InProgress);
+        assert!(flag(Value::Int(1)).unwrap());
+        assert!(!flag(Value::Int(0)).unwrap());
+        assert!(flag(Value::Int(2)).is_err());
+        assert!(flag(Value::Nil).is_err());
+    }
+
+    #[test]
+    fn debug_names_the_server_and_the_prefix() {
+        let ledger = RedisLedger::open("redis://127.0.0.1:6390/")
+            .unwrap()
+            .with_prefix("shop:");
+        let debug = format!("{ledger:?}");
+        assert!(debug.starts_with("RedisLedger"), "{debug}");
+        assert!(debug.contains("6390") && debug.contains("shop:"), "{debug}");
+    }
 }
