@@ -528,6 +528,23 @@ async fn shutdown_signal() {
 /// 1024 connections, or half the open-file limit when that is lower, leaving the other
 /// half for the application's own files and sockets.
 fn default_max_connections() -> usize {
+    connection_cap(open_file_limit())
+}
+
+/// The default cap for a process whose soft open-file limit is `limit` (`None`: unlimited
+/// or unknown).
+fn connection_cap(limit: Option<u64>) -> usize {
+    match limit {
+        Some(limit) => {
+            let half = usize::try_from(limit / 2).unwrap_or(usize::MAX);
+            DEFAULT_MAX_CONNECTIONS.min(half).max(1)
+        }
+        None => DEFAULT_MAX_CONNECTIONS,
+    }
+}
+
+/// This process's soft limit on open files.
+fn open_file_limit() -> Option<u64> {
     #[cfg(unix)]
     {
         let mut limit = libc::rlimit {
@@ -538,11 +555,11 @@ fn default_max_connections() -> usize {
         #[allow(unsafe_code)]
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
         if ok && limit.rlim_cur != libc::RLIM_INFINITY {
-            let half = usize::try_from(limit.rlim_cur / 2).unwrap_or(usize::MAX);
-            return DEFAULT_MAX_CONNECTIONS.min(half).max(1);
+            #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every unix
+            return Some(limit.rlim_cur as u64);
         }
     }
-    DEFAULT_MAX_CONNECTIONS
+    None
 }
 
 #[cfg(test)]
@@ -550,9 +567,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_connection_cap_is_bounded() {
-        let cap = default_max_connections();
-        assert!((1..=DEFAULT_MAX_CONNECTIONS).contains(&cap), "{cap}");
+    fn the_default_cap_is_half_the_open_file_limit_up_to_1024() {
+        assert_eq!(connection_cap(Some(100)), 50);
+        assert_eq!(connection_cap(Some(2_049)), 1_024);
+        assert_eq!(connection_cap(Some(1_000_000)), DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(connection_cap(Some(1)), 1);
+        assert_eq!(connection_cap(Some(0)), 1);
+        assert_eq!(connection_cap(None), DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(default_max_connections(), connection_cap(open_file_limit()));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_open_file_limit_is_the_soft_limit_the_kernel_reports() {
+        let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+        let line = limits
+            .lines()
+            .find(|line| line.starts_with("Max open files"))
+            .unwrap();
+        let soft = line.split_whitespace().nth(3).unwrap();
+        assert_eq!(open_file_limit(), soft.parse().ok(), "{line}");
     }
 
     #[test]

@@ -319,3 +319,35 @@ impl<S: TaskStore + ?Sized> TaskStore for std::sync::Arc<S> {
         (**self).replace(task, expected_version)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_keep_what_they_are_given_within_their_floors() {
+        let settings = TaskSettings::default()
+            .ttl(Duration::from_secs(5))
+            .max_live_tasks(3)
+            .poll_interval(Duration::from_millis(100))
+            .cancel_check(Duration::from_millis(200));
+        assert_eq!(settings.ttl_ms(), 5_000);
+        assert_eq!(settings.max_live(), 3);
+        assert_eq!(settings.poll_interval_ms(), 100);
+        assert_eq!(settings.cancel_check, Duration::from_millis(200));
+        // Zero would mean "expired at once" or a busy loop: each has a floor.
+        let floors = TaskSettings::default()
+            .ttl(Duration::ZERO)
+            .poll_interval(Duration::ZERO)
+            .cancel_check(Duration::ZERO);
+        assert_eq!(floors.ttl_ms(), 1);
+        assert_eq!(floors.poll_interval_ms(), 1);
+        assert_eq!(floors.cancel_check, Duration::from_millis(10));
+        let defaults = TaskSettings::default();
+        assert_eq!(
+            (defaults.ttl_ms(), defaults.max_live(), defaults.poll_interval_ms()),
+            (3_600_000, 1000, 500)
+        );
+        assert_eq!(defaults.cancel_check, Duration::from_secs(1));
+    }
+}
