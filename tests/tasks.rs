@@ -8,6 +8,8 @@
 
 #[path = "../examples/showcase/data_export.rs"]
 mod data_export;
+#[path = "support/renamed.rs"]
+mod renamed;
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -16,10 +18,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use data_export::export_dataset;
+use futures::future::BoxFuture;
 use mrtr::State;
 use mrtr::client::{HandlerError, InputHandlers, MrtrClient, PendingCall, RoundObserver};
+use mrtr::machine::{Machine, MachineDescriptor, Run, Step, StepFuture, Suspend};
 use mrtr::server::McpServer;
-use mrtr::server::tasks::{MemoryTaskStore, RedisTaskStore, StoredTask, TaskSettings, TaskStore};
+use mrtr::server::tasks::{
+    MemoryTaskStore, RedisTaskStore, StoredTask, TaskSettings, TaskStore, TaskStoreError,
+};
 use mrtr::token::KeyRing;
 use rmcp::model::{ElicitResult, ElicitationAction, Task, TaskStatus};
 use serde_json::{Value, json};
@@ -643,5 +649,172 @@ async fn the_redis_store_keeps_the_store_contract() {
     assert!(
         debug.contains("contract:") && debug.contains(&redis.port.to_string()),
         "{debug}"
+    );
+}
+
+/// A memory store that checks every write the server makes: the new version is the
+/// expected one plus one (the compare-and-swap's guarantee against lost updates).
+#[derive(Default)]
+struct VersionChecked {
+    inner: MemoryTaskStore,
+    writes: Mutex<Vec<(u64, u64)>>,
+}
+
+impl TaskStore for VersionChecked {
+    fn create<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        max_live: usize,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        self.inner.create(task, max_live, now_ms)
+    }
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<StoredTask>, TaskStoreError>> {
+        self.inner.load(id, now_ms)
+    }
+    fn replace<'a>(
+        &'a self,
+        task: &'a StoredTask,
+        expected_version: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        self.writes
+            .lock()
+            .unwrap()
+            .push((expected_version, task.version));
+        self.inner.replace(task, expected_version)
+    }
+}
+
+/// A malformed answer to a task's question is asked again under a key no earlier question
+/// used (a late answer to the old key cannot be taken for the new one), and every write
+/// moves the stored version by exactly one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_task_answer_is_asked_again_under_a_new_key() {
+    let store = Arc::new(VersionChecked::default());
+    let url = serve(
+        server(&Arc::default())
+            .task_store(Arc::clone(&store))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let task = start_export(&url, "alice").await;
+    let first = settled(&url, "alice", &task).await;
+    let archived = only_key(&first);
+    let malformed = json!({"taskId": task, "inputResponses": {archived.clone(): accept(json!({"confirm": "yes"}))}});
+    result(rpc(&url, "alice", true, "tasks/update", malformed).await);
+    // The update answered every outstanding question, so the task is working until the
+    // machine has looked at the answer and parked again.
+    let again = settled(&url, "alice", &task).await;
+    assert_eq!(again["status"], "input_required", "{again}");
+    let asked_again = only_key(&again);
+    assert!(
+        asked_again.starts_with("archived#") && asked_again != archived,
+        "{again}"
+    );
+    assert_eq!(
+        again["inputRequests"][&asked_again], first["inputRequests"][&archived],
+        "the same question"
+    );
+    let answer =
+        json!({"taskId": task, "inputResponses": {asked_again: accept(json!({"confirm": true}))}});
+    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    let second = settled(&url, "alice", &task).await;
+    let format = only_key(&second);
+    assert!(format.starts_with("format#"), "{second}");
+    let answer =
+        json!({"taskId": task, "inputResponses": {format: accept(json!({"choice": "csv"}))}});
+    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    let done = settled(&url, "alice", &task).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let writes = store.writes.lock().unwrap().clone();
+    assert!(writes.len() >= 4, "{writes:?}");
+    assert!(
+        writes.iter().all(|(expected, new)| *new == expected + 1),
+        "{writes:?}"
+    );
+}
+
+/// A hand-written task machine: asks a name in each of two rounds, then reports the round
+/// number its context gave each step.
+struct RoundsTask {
+    descriptor: MachineDescriptor,
+}
+
+impl Machine for RoundsTask {
+    type Output = mrtr::rmcp::model::CallToolResult;
+    fn descriptor(&self) -> &MachineDescriptor {
+        &self.descriptor
+    }
+    fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, Self::Output> {
+        Box::pin(async move {
+            let ask = |seen: &Vec<u32>| {
+                Ok::<_, mrtr::machine::StepError>(Step::Suspend(
+                    Suspend::new(seen)?.ask("name", mrtr::machine::input::text("Name?"))?,
+                ))
+            };
+            let Some(mut resume) = run.resume else {
+                return ask(&vec![run.cx.round()]);
+            };
+            let _: mrtr::machine::Elicited<String> = resume.answers().take("name")?;
+            let mut seen: Vec<u32> = resume.state()?;
+            seen.push(run.cx.round());
+            if seen.len() < 3 {
+                return ask(&seen);
+            }
+            Ok(Step::Done(mrtr::rmcp::model::CallToolResult::success(
+                vec![mrtr::rmcp::model::ContentBlock::text(format!(
+                    "rounds {seen:?}"
+                ))],
+            )))
+        })
+    }
+}
+
+/// A task counts its rounds for the machine's context as MRTR does: 0, 1, 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_tells_the_machine_which_round_it_is_in() {
+    let descriptor = renamed::renamed(gated.descriptor(), "rounds");
+    let url = serve(
+        server(&Arc::default())
+            .tool(RoundsTask { descriptor })
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let created = result(
+        rpc(
+            &url,
+            "alice",
+            true,
+            "tools/call",
+            json!({"name": "rounds", "arguments": {}}),
+        )
+        .await,
+    );
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let mut previous = String::new();
+    let done = loop {
+        let got = settled(&url, "alice", &task).await;
+        if got["status"] != "input_required" {
+            break got;
+        }
+        let key = only_key(&got);
+        if key != previous {
+            let answer = json!({"taskId": task, "inputResponses": {key.clone(): accept(json!({"text": "Ada"}))}});
+            result(rpc(&url, "alice", true, "tasks/update", answer).await);
+            previous = key;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "rounds [0, 1, 2]",
+        "{done}"
     );
 }

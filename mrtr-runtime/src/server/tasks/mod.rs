@@ -345,7 +345,11 @@ mod tests {
         assert_eq!(floors.cancel_check, Duration::from_millis(10));
         let defaults = TaskSettings::default();
         assert_eq!(
-            (defaults.ttl_ms(), defaults.max_live(), defaults.poll_interval_ms()),
+            (
+                defaults.ttl_ms(),
+                defaults.max_live(),
+                defaults.poll_interval_ms()
+            ),
             (3_600_000, 1000, 500)
         );
         assert_eq!(defaults.cancel_check, Duration::from_secs(1));

@@ -618,3 +618,14 @@ fn iso8601(ms: u64) -> String {
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_rfc3339_utc_with_milliseconds() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(1_700_000_000_123), "2023-11-14T22:13:20.123Z");
+    }
+}
