@@ -324,12 +324,21 @@ async fn a_cancel_stops_a_running_task_before_its_code_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_for_keys_that_are_not_outstanding_are_ignored() {
-    let url = serve(server(&Arc::default()).build().unwrap()).await;
+    let store = Arc::new(VersionChecked::default());
+    let url = serve(
+        server(&Arc::default())
+            .task_store(Arc::clone(&store))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let writes = || store.writes.lock().unwrap().len();
     let task = start_export(&url, "alice").await;
     let first = settled(&url, "alice", &task).await;
     let archived = only_key(&first);
     assert!(archived.starts_with("archived"), "{first}");
-    // A key never asked: acknowledged, nothing changes.
+    // A key never asked: acknowledged, nothing changes (not even the stored task).
+    let before = writes();
     let stray =
         json!({"taskId": task, "inputResponses": {"format#9": accept(json!({"choice": "csv"}))}});
     assert_eq!(
@@ -338,6 +347,7 @@ async fn answers_for_keys_that_are_not_outstanding_are_ignored() {
     );
     let still = result(rpc(&url, "alice", true, "tasks/get", json!({"taskId": task})).await);
     assert_eq!(still["status"], "input_required");
+    assert_eq!(writes(), before, "nothing was written");
     assert_eq!(only_key(&still), archived);
     // The real answer moves the task to its next question, under a new key.
     let answer = json!({"taskId": task, "inputResponses": {archived.clone(): accept(json!({"confirm": true}))}});
@@ -349,11 +359,13 @@ async fn answers_for_keys_that_are_not_outstanding_are_ignored() {
         "{second}"
     );
     // Answering the old key again (now not outstanding) changes nothing either.
+    let before = writes();
     let late =
         json!({"taskId": task, "inputResponses": {archived: accept(json!({"confirm": false}))}});
     result(rpc(&url, "alice", true, "tasks/update", late).await);
     let after = result(rpc(&url, "alice", true, "tasks/get", json!({"taskId": task})).await);
     assert_eq!(only_key(&after), format);
+    assert_eq!(writes(), before, "nothing was written");
     let answer =
         json!({"taskId": task, "inputResponses": {format: accept(json!({"choice": "csv"}))}});
     result(rpc(&url, "alice", true, "tasks/update", answer).await);
