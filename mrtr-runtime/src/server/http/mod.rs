@@ -543,7 +543,8 @@ fn connection_cap(limit: Option<u64>) -> usize {
     }
 }
 
-/// This process's soft limit on open files.
+/// This process's soft limit on open files (unlimited reads as `RLIM_INFINITY`, far above
+/// any cap).
 fn open_file_limit() -> Option<u64> {
     #[cfg(unix)]
     {
@@ -554,7 +555,7 @@ fn open_file_limit() -> Option<u64> {
         // SAFETY: getrlimit only writes the struct we pass.
         #[allow(unsafe_code)]
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-        if ok && limit.rlim_cur != libc::RLIM_INFINITY {
+        if ok {
             #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every unix
             return Some(limit.rlim_cur as u64);
         }
@@ -571,6 +572,7 @@ mod tests {
         assert_eq!(connection_cap(Some(100)), 50);
         assert_eq!(connection_cap(Some(2_049)), 1_024);
         assert_eq!(connection_cap(Some(1_000_000)), DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(connection_cap(Some(u64::MAX)), DEFAULT_MAX_CONNECTIONS);
         assert_eq!(connection_cap(Some(1)), 1);
         assert_eq!(connection_cap(Some(0)), 1);
         assert_eq!(connection_cap(None), DEFAULT_MAX_CONNECTIONS);
@@ -586,7 +588,11 @@ mod tests {
             .find(|line| line.starts_with("Max open files"))
             .unwrap();
         let soft = line.split_whitespace().nth(3).unwrap();
-        assert_eq!(open_file_limit(), soft.parse().ok(), "{line}");
+        let expected = match soft {
+            "unlimited" => Some(libc::RLIM_INFINITY),
+            number => number.parse().ok(),
+        };
+        assert_eq!(open_file_limit(), expected, "{line}");
     }
 
     #[test]
