@@ -752,7 +752,8 @@ async fn a_malformed_task_answer_is_asked_again_under_a_new_key() {
 }
 
 /// A hand-written task machine: asks a name in each of two rounds, then reports the round
-/// number its context gave each step.
+/// number its context gave each step. Named `typo`, it takes an answer under a key it
+/// never asked (a server-side bug).
 struct RoundsTask {
     descriptor: MachineDescriptor,
 }
@@ -772,7 +773,12 @@ impl Machine for RoundsTask {
             let Some(mut resume) = run.resume else {
                 return ask(&vec![run.cx.round()]);
             };
-            let _: mrtr::machine::Elicited<String> = resume.answers().take("name")?;
+            let key = if self.descriptor.name() == "typo" {
+                "nmae"
+            } else {
+                "name"
+            };
+            let _: mrtr::machine::Elicited<String> = resume.answers().take(key)?;
             let mut seen: Vec<u32> = resume.state()?;
             seen.push(run.cx.round());
             if seen.len() < 3 {
@@ -829,4 +835,36 @@ async fn a_task_tells_the_machine_which_round_it_is_in() {
         done["result"]["content"][0]["text"], "rounds [0, 1, 2]",
         "{done}"
     );
+}
+
+/// A task whose code takes an answer it never asked fails with `-32603`; its question is
+/// not asked again (the code would take the same wrong key forever).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_takes_a_key_it_never_asked_fails_without_asking_again() {
+    let descriptor = renamed::renamed(gated.descriptor(), "typo");
+    let url = serve(
+        server(&Arc::default())
+            .tool(RoundsTask { descriptor })
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let created = result(
+        rpc(
+            &url,
+            "alice",
+            true,
+            "tools/call",
+            json!({"name": "typo", "arguments": {}}),
+        )
+        .await,
+    );
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let first = settled(&url, "alice", &task).await;
+    let key = only_key(&first);
+    let answer = json!({"taskId": task, "inputResponses": {key: accept(json!({"text": "Ada"}))}});
+    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    let done = settled(&url, "alice", &task).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(done["error"]["code"], -32603, "{done}");
 }
