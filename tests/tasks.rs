@@ -793,10 +793,10 @@ impl Machine for RoundsTask {
     }
 }
 
-/// A task counts its rounds for the machine's context as MRTR does: 0, 1, 2.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_tells_the_machine_which_round_it_is_in() {
-    let descriptor = renamed::renamed(gated.descriptor(), "rounds");
+/// Serves a [`RoundsTask`] named `name` and calls it, which makes a task at once (it has
+/// no MRTR rounds before the hand-off); returns the server's URL and the task id.
+async fn start_rounds_task(name: &str) -> (String, String) {
+    let descriptor = renamed::renamed(gated.descriptor(), name);
     let url = serve(
         server(&Arc::default())
             .tool(RoundsTask { descriptor })
@@ -810,12 +810,18 @@ async fn a_task_tells_the_machine_which_round_it_is_in() {
             "alice",
             true,
             "tools/call",
-            json!({"name": "rounds", "arguments": {}}),
+            json!({"name": name, "arguments": {}}),
         )
         .await,
     );
     assert_eq!(created["resultType"], "task", "{created}");
-    let task = created["taskId"].as_str().unwrap().to_owned();
+    (url, created["taskId"].as_str().unwrap().to_owned())
+}
+
+/// A task counts its rounds for the machine's context as MRTR does: 0, 1, 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_tells_the_machine_which_round_it_is_in() {
+    let (url, task) = start_rounds_task("rounds").await;
     let mut previous = String::new();
     let done = loop {
         let got = settled(&url, "alice", &task).await;
@@ -841,25 +847,7 @@ async fn a_task_tells_the_machine_which_round_it_is_in() {
 /// not asked again (the code would take the same wrong key forever).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_that_takes_a_key_it_never_asked_fails_without_asking_again() {
-    let descriptor = renamed::renamed(gated.descriptor(), "typo");
-    let url = serve(
-        server(&Arc::default())
-            .tool(RoundsTask { descriptor })
-            .build()
-            .unwrap(),
-    )
-    .await;
-    let created = result(
-        rpc(
-            &url,
-            "alice",
-            true,
-            "tools/call",
-            json!({"name": "typo", "arguments": {}}),
-        )
-        .await,
-    );
-    let task = created["taskId"].as_str().unwrap().to_owned();
+    let (url, task) = start_rounds_task("typo").await;
     let first = settled(&url, "alice", &task).await;
     let key = only_key(&first);
     let answer = json!({"taskId": task, "inputResponses": {key: accept(json!({"text": "Ada"}))}});
