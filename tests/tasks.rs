@@ -159,6 +159,13 @@ async fn start_export(url: &str, user: &str) -> String {
     created["taskId"].as_str().expect("a task id").to_owned()
 }
 
+/// Answers the task's question `key` with an accepted `content` through `tasks/update`
+/// (as alice) and returns the result.
+async fn update(url: &str, task: &str, key: &str, content: Value) -> Value {
+    let answer = json!({"taskId": task, "inputResponses": {key: accept(content)}});
+    result(rpc(url, "alice", true, "tasks/update", answer).await)
+}
+
 /// Polls `tasks/get` until the task leaves `working`.
 async fn settled(url: &str, user: &str, task: &str) -> Value {
     loop {
@@ -350,8 +357,7 @@ async fn answers_for_keys_that_are_not_outstanding_are_ignored() {
     assert_eq!(writes(), before, "nothing was written");
     assert_eq!(only_key(&still), archived);
     // The real answer moves the task to its next question, under a new key.
-    let answer = json!({"taskId": task, "inputResponses": {archived.clone(): accept(json!({"confirm": true}))}});
-    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    update(&url, &task, &archived, json!({"confirm": true})).await;
     let second = settled(&url, "alice", &task).await;
     let format = only_key(&second);
     assert!(
@@ -360,15 +366,11 @@ async fn answers_for_keys_that_are_not_outstanding_are_ignored() {
     );
     // Answering the old key again (now not outstanding) changes nothing either.
     let before = writes();
-    let late =
-        json!({"taskId": task, "inputResponses": {archived: accept(json!({"confirm": false}))}});
-    result(rpc(&url, "alice", true, "tasks/update", late).await);
+    update(&url, &task, &archived, json!({"confirm": false})).await;
     let after = result(rpc(&url, "alice", true, "tasks/get", json!({"taskId": task})).await);
     assert_eq!(only_key(&after), format);
     assert_eq!(writes(), before, "nothing was written");
-    let answer =
-        json!({"taskId": task, "inputResponses": {format: accept(json!({"choice": "csv"}))}});
-    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    update(&url, &task, &format, json!({"choice": "csv"})).await;
     let done = settled(&url, "alice", &task).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(
@@ -550,16 +552,12 @@ async fn with_redis_another_instance_serves_get_and_update_and_resumes_the_task(
     let first = settled(&b, "alice", &task).await;
     assert_eq!(first["status"], "input_required", "{first}");
     let archived = only_key(&first);
-    let answer =
-        json!({"taskId": task, "inputResponses": {archived: accept(json!({"confirm": false}))}});
-    result(rpc(&b, "alice", true, "tasks/update", answer).await);
+    update(&b, &task, &archived, json!({"confirm": false})).await;
     // B resumed the machine; A sees its next question and takes the answer to it.
     let second = settled(&a, "alice", &task).await;
     let format = only_key(&second);
     assert!(format.starts_with("format"), "{second}");
-    let answer =
-        json!({"taskId": task, "inputResponses": {format: accept(json!({"choice": "csv"}))}});
-    result(rpc(&a, "alice", true, "tasks/update", answer).await);
+    update(&a, &task, &format, json!({"choice": "csv"})).await;
     let done = settled(&b, "alice", &task).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(
@@ -717,8 +715,7 @@ async fn a_malformed_task_answer_is_asked_again_under_a_new_key() {
     let task = start_export(&url, "alice").await;
     let first = settled(&url, "alice", &task).await;
     let archived = only_key(&first);
-    let malformed = json!({"taskId": task, "inputResponses": {archived.clone(): accept(json!({"confirm": "yes"}))}});
-    result(rpc(&url, "alice", true, "tasks/update", malformed).await);
+    update(&url, &task, &archived, json!({"confirm": "yes"})).await;
     // The update answered every outstanding question, so the task is working until the
     // machine has looked at the answer and parked again.
     let again = settled(&url, "alice", &task).await;
@@ -732,15 +729,11 @@ async fn a_malformed_task_answer_is_asked_again_under_a_new_key() {
         again["inputRequests"][&asked_again], first["inputRequests"][&archived],
         "the same question"
     );
-    let answer =
-        json!({"taskId": task, "inputResponses": {asked_again: accept(json!({"confirm": true}))}});
-    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    update(&url, &task, &asked_again, json!({"confirm": true})).await;
     let second = settled(&url, "alice", &task).await;
     let format = only_key(&second);
     assert!(format.starts_with("format#"), "{second}");
-    let answer =
-        json!({"taskId": task, "inputResponses": {format: accept(json!({"choice": "csv"}))}});
-    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    update(&url, &task, &format, json!({"choice": "csv"})).await;
     let done = settled(&url, "alice", &task).await;
     assert_eq!(done["status"], "completed", "{done}");
     let writes = store.writes.lock().unwrap().clone();
@@ -830,8 +823,7 @@ async fn a_task_tells_the_machine_which_round_it_is_in() {
         }
         let key = only_key(&got);
         if key != previous {
-            let answer = json!({"taskId": task, "inputResponses": {key.clone(): accept(json!({"text": "Ada"}))}});
-            result(rpc(&url, "alice", true, "tasks/update", answer).await);
+            update(&url, &task, &key, json!({"text": "Ada"})).await;
             previous = key;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -850,8 +842,7 @@ async fn a_task_that_takes_a_key_it_never_asked_fails_without_asking_again() {
     let (url, task) = start_rounds_task("typo").await;
     let first = settled(&url, "alice", &task).await;
     let key = only_key(&first);
-    let answer = json!({"taskId": task, "inputResponses": {key: accept(json!({"text": "Ada"}))}});
-    result(rpc(&url, "alice", true, "tasks/update", answer).await);
+    update(&url, &task, &key, json!({"text": "Ada"})).await;
     let done = settled(&url, "alice", &task).await;
     assert_eq!(done["status"], "failed", "{done}");
     assert_eq!(done["error"]["code"], -32603, "{done}");
