@@ -16,9 +16,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock,
     CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ErrorCode,
-    InputRequest, InputRequests, InputRequiredResult, InputResponses, JsonObject, ListToolsResult,
-    PaginatedRequestParams, RequestStateCodec, Role, SamplingMessage, SamplingMessageContentBlock,
-    SealOptions, ServerCapabilities, ServerInfo, Tool,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, InputResponses, JsonObject,
+    ListToolsResult, PaginatedRequestParams, RequestStateCodec, Role, SamplingMessage,
+    SamplingMessageContentBlock, SealOptions, ServerCapabilities, ServerInfo, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -26,6 +26,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+/// Where 2026-07-28 puts the server's identity in every result.
+const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// How long a sealed state may be echoed back.
 const STATE_TTL: Duration = Duration::from_secs(600);
@@ -52,6 +55,8 @@ pub struct HandWritten {
 struct Inner {
     codec: RequestStateCodec,
     tools: Vec<Tool>,
+    /// `serverInfo` serialized once, stamped into every result's `_meta` when set.
+    server_info: Option<Value>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -164,8 +169,57 @@ impl HandWritten {
             ),
         ];
         Ok(HandWritten {
-            inner: Arc::new(Inner { codec, tools }),
+            inner: Arc::new(Inner {
+                codec,
+                tools,
+                server_info: None,
+            }),
         })
+    }
+
+    /// The same server, also putting `_meta["io.modelcontextprotocol/serverInfo"]` in every
+    /// result as 2026-07-28 asks (a SHOULD) and `mrtr` does: the same wire obligations.
+    ///
+    /// ```
+    /// use mrtr_bench::hand_written::HandWritten;
+    /// use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities};
+    /// let server = HandWritten::new().unwrap().stamping_server_info();
+    /// let forms: ClientCapabilities =
+    ///     serde_json::from_value(serde_json::json!({"elicitation": {}})).unwrap();
+    /// let Ok(CallToolResponse::InputRequired(asked)) =
+    ///     server.call(&CallToolRequestParams::new("profile"), &forms)
+    /// else {
+    ///     panic!("profile asks first");
+    /// };
+    /// let meta = asked.meta.unwrap();
+    /// assert_eq!(meta.0["io.modelcontextprotocol/serverInfo"]["name"], "mrtr-bench-hand-written");
+    /// ```
+    pub fn stamping_server_info(self) -> Self {
+        let info = Implementation::new("mrtr-bench-hand-written", env!("CARGO_PKG_VERSION"));
+        let inner = Inner {
+            codec: self.inner.codec.clone(),
+            tools: self.inner.tools.clone(),
+            server_info: Some(serde_json::to_value(info).expect("an Implementation serializes")),
+        };
+        HandWritten {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Puts `serverInfo` in the result's `_meta` when this server stamps it.
+    fn stamp(&self, mut reply: CallToolResponse) -> CallToolResponse {
+        let Some(info) = &self.inner.server_info else {
+            return reply;
+        };
+        let meta = match &mut reply {
+            CallToolResponse::Complete(result) => &mut result.meta,
+            CallToolResponse::InputRequired(result) => &mut result.meta,
+            _ => return reply,
+        };
+        meta.get_or_insert_default()
+            .0
+            .insert(SERVER_INFO_META_KEY.to_string(), info.clone());
+        reply
     }
 
     /// Serves one `tools/call` (a first call or a retry) for a client that declared
@@ -193,7 +247,7 @@ impl HandWritten {
             responses: params.input_responses.as_ref(),
             capabilities,
         };
-        match params.name.as_ref() {
+        let reply = match params.name.as_ref() {
             "wizard" => call.wizard(parse_arguments(arguments)?),
             "survey" => call.survey(parse_arguments(arguments)?),
             "profile" => call.profile(parse_arguments(arguments)?),
@@ -201,7 +255,8 @@ impl HandWritten {
                 format!("unknown tool `{other}`"),
                 None,
             )),
-        }
+        };
+        reply.map(|reply| self.stamp(reply))
     }
 }
 

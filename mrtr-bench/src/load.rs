@@ -81,13 +81,16 @@ pub struct LoadReport {
     pub state_bytes_median: Option<usize>,
     /// Median `requestState` length of round k (index k - 1), in bytes.
     pub state_bytes_by_round: Vec<usize>,
-    /// Server CPU time (user + system) per measured flow, in microseconds.
+    /// Server CPU time (user + system) per measured flow, in microseconds: from the
+    /// scheduler's per-thread nanoseconds when every thread lived through the run, from
+    /// `utime + stime` (10 ms clock ticks) otherwise.
     pub server_cpu_us_per_flow: Option<f64>,
     /// Server CPU time over the measured flows, in microseconds.
     pub server_cpu_us_total: Option<u64>,
-    /// Of [`Self::server_cpu_us_per_flow`], the part in user mode.
+    /// Of the server's CPU time per flow, the part in user mode (from clock ticks, so
+    /// coarser than [`Self::server_cpu_us_per_flow`]).
     pub server_user_us_per_flow: Option<f64>,
-    /// Of [`Self::server_cpu_us_per_flow`], the part in the kernel.
+    /// Of the server's CPU time per flow, the part in the kernel (from clock ticks).
     pub server_system_us_per_flow: Option<f64>,
     /// The server's peak resident set size since it started, in KiB.
     pub server_peak_rss_kib: Option<u64>,
@@ -218,6 +221,10 @@ pub async fn run(config: &LoadConfig) -> std::io::Result<LoadReport> {
         .build()
         .map_err(std::io::Error::other)?;
     let warmup = run_batch(&client, config, config.warmup).await;
+    let threads_before = config
+        .server_pid
+        .map(proc_stats::thread_cpu_nanos)
+        .transpose()?;
     let cpu_before = config
         .server_pid
         .map(proc_stats::cpu_split_micros)
@@ -225,6 +232,10 @@ pub async fn run(config: &LoadConfig) -> std::io::Result<LoadReport> {
     let started = Instant::now();
     let measured = run_batch(&client, config, config.flows).await;
     let wall_seconds = started.elapsed().as_secs_f64();
+    let threads_after = config
+        .server_pid
+        .map(proc_stats::thread_cpu_nanos)
+        .transpose()?;
     let cpu_after = config
         .server_pid
         .map(proc_stats::cpu_split_micros)
@@ -265,7 +276,12 @@ pub async fn run(config: &LoadConfig) -> std::io::Result<LoadReport> {
     let spent = cpu_before
         .zip(cpu_after)
         .map(|(before, after)| (after.0 - before.0, after.1 - before.1));
-    let server_cpu_us_total = spent.map(|(user, system)| user + system);
+    // The scheduler's nanoseconds where every thread lived through the run; clock ticks
+    // (10 ms each, 2-3 % of a short run) otherwise.
+    let server_cpu_us_total = threads_before
+        .zip(threads_after)
+        .and_then(|(before, after)| proc_stats::cpu_micros_between(&before, &after))
+        .or(spent.map(|(user, system)| user + system));
     let per_flow = |total: Option<u64>| {
         total
             .filter(|_| !verified.is_empty())

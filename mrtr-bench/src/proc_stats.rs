@@ -1,5 +1,6 @@
 //! A process's CPU time and peak memory, read from `/proc` (Linux).
 
+use std::collections::BTreeMap;
 use std::io;
 
 /// CPU time (user + system, all threads) `pid` has used so far, in microseconds.
@@ -38,6 +39,63 @@ pub fn cpu_split_micros(pid: u32) -> io::Result<(u64, u64)> {
                 format!("unreadable /proc/{pid}/stat"),
             )
         })
+}
+
+/// Each live thread of `pid` and the nanoseconds it has run on a CPU
+/// (`/proc/PID/task/TID/schedstat`): the scheduler's own accounting, exact where
+/// `utime + stime` comes in clock ticks of 10 ms.
+///
+/// ```
+/// let threads = mrtr_bench::proc_stats::thread_cpu_nanos(std::process::id()).unwrap();
+/// assert!(threads.contains_key(&std::process::id()));
+/// ```
+pub fn thread_cpu_nanos(pid: u32) -> io::Result<BTreeMap<u32, u64>> {
+    let mut threads = BTreeMap::new();
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let entry = entry?;
+        let Some(tid) = entry.file_name().to_str().and_then(|t| t.parse().ok()) else {
+            continue;
+        };
+        // A thread that ends between the listing and the read is simply not counted.
+        let Ok(schedstat) = std::fs::read_to_string(entry.path().join("schedstat")) else {
+            continue;
+        };
+        let nanos = schedstat
+            .split_whitespace()
+            .next()
+            .and_then(|ns| ns.parse().ok())
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("unreadable /proc/{pid}/task/{tid}/schedstat"),
+                )
+            })?;
+        threads.insert(tid, nanos);
+    }
+    Ok(threads)
+}
+
+/// The CPU time, in microseconds, the threads of two [`thread_cpu_nanos`] readings used
+/// between them; `None` when a thread of the first is gone from the second (its time
+/// would be lost: fall back to [`cpu_micros`]).
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use mrtr_bench::proc_stats::cpu_micros_between;
+/// let before = BTreeMap::from([(1, 1_000_000), (2, 0)]);
+/// let after = BTreeMap::from([(1, 3_500_000), (2, 500_000), (3, 1_000)]);
+/// assert_eq!(cpu_micros_between(&before, &after), Some(3_001));
+/// assert_eq!(cpu_micros_between(&after, &before), None);
+/// ```
+pub fn cpu_micros_between(before: &BTreeMap<u32, u64>, after: &BTreeMap<u32, u64>) -> Option<u64> {
+    if before.keys().any(|tid| !after.contains_key(tid)) {
+        return None;
+    }
+    let nanos: u64 = after
+        .iter()
+        .map(|(tid, now)| now.saturating_sub(before.get(tid).copied().unwrap_or(0)))
+        .sum();
+    Some(nanos / 1_000)
 }
 
 /// The anonymous part of `pid`'s resident set (`RssAnon`: heap and stacks, not the mapped

@@ -69,7 +69,6 @@ fn render_loads(lines: &[LoadLine], out: &mut String) {
         out,
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    let prod = lines.iter().any(|line| line.label == "mrtr-prod");
     for (scenario, concurrency) in groups(lines) {
         let runs = |label: &str| -> Vec<&LoadLine> {
             lines
@@ -145,39 +144,57 @@ fn render_loads(lines: &[LoadLine], out: &mut String) {
             number(anon(&rmcp)),
         );
     }
-    if prod {
+    for (label, what) in EXTRA_IMPLEMENTATIONS {
+        if !lines.iter().any(|line| line.label == *label) {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "\nFor information, `mrtr-prod` (`mrtr::server::http::HttpServing`, production defaults):\n\n| scenario | concurrency | mrtr-prod CPU-µs/flow (median, range) | vs rmcp | peak RSS KiB |\n|---|---:|---:|---:|---:|"
+            "\nFor information, `{label}` ({what}):\n\n| scenario | concurrency | {label} CPU-µs/flow (median, range) | {label} vs rmcp | mrtr vs {label} | {label} peak RSS KiB |\n|---|---:|---:|---:|---:|---:|"
         );
         for (scenario, concurrency) in groups(lines) {
-            let pick = |label: &str| -> Vec<f64> {
+            let runs = |label: &str| -> Vec<&LoadLine> {
                 lines
                     .iter()
                     .filter(|l| {
                         l.label == label && l.scenario == scenario && l.concurrency == concurrency
                     })
+                    .collect()
+            };
+            let cpu = |label: &str| -> Vec<f64> {
+                runs(label)
+                    .iter()
                     .filter_map(|l| l.server_cpu_us_per_flow)
                     .collect()
             };
-            let prod_cpu = pick("mrtr-prod");
-            let prod_rss = lines
+            let extra_cpu = cpu(label);
+            let extra_rss = runs(label)
                 .iter()
-                .filter(|l| {
-                    l.label == "mrtr-prod" && l.scenario == scenario && l.concurrency == concurrency
-                })
                 .filter_map(|l| l.server_peak_rss_kib.map(|k| k as f64))
                 .collect();
             let _ = writeln!(
                 out,
-                "| {scenario} | {concurrency} | {} | {} | {} |",
-                with_range(median_f64(prod_cpu.clone()), &prod_cpu),
-                ratio(median_f64(prod_cpu), median_f64(pick("rmcp"))),
-                number(median_f64(prod_rss)),
+                "| {scenario} | {concurrency} | {} | {} | {} | {} |",
+                with_range(median_f64(extra_cpu.clone()), &extra_cpu),
+                ratio(median_f64(extra_cpu.clone()), median_f64(cpu("rmcp"))),
+                ratio(median_f64(cpu("mrtr")), median_f64(extra_cpu)),
+                number(median_f64(extra_rss)),
             );
         }
     }
 }
+
+/// Implementations run besides the two compared, each reported in a table of its own.
+const EXTRA_IMPLEMENTATIONS: &[(&str, &str)] = &[
+    (
+        "mrtr-prod",
+        "`mrtr::server::http::HttpServing`, production defaults",
+    ),
+    (
+        "rmcp-meta",
+        "the hand-written tool also sending `_meta.serverInfo` in every result, as `mrtr` does",
+    ),
+];
 
 fn render_counts(lines: &[CallgrindLine], out: &mut String) {
     let mut keys: Vec<(String, Option<usize>)> = Vec::new();
@@ -301,6 +318,21 @@ mod tests {
             ),
             "{table}"
         );
+    }
+
+    #[test]
+    fn an_extra_implementation_gets_a_table_comparing_it_with_both() {
+        let lines = [
+            load("mrtr", 120.0),
+            load("rmcp", 80.0),
+            load("rmcp-meta", 100.0),
+        ];
+        let table = render(lines).unwrap();
+        assert!(
+            table.contains("| survey:1 | 64 | 100 | 1.25× | 1.20× | 5000 |"),
+            "{table}"
+        );
+        assert!(!table.contains("`mrtr-prod`"), "{table}");
     }
 
     #[test]

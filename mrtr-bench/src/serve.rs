@@ -31,6 +31,9 @@ pub enum Implementation {
     Mrtr,
     /// The hand-written rmcp `ServerHandler`.
     Rmcp,
+    /// The hand-written rmcp `ServerHandler`, also putting `serverInfo` in every result's
+    /// `_meta` as `mrtr` does (2026-07-28's SHOULD): the same wire obligations.
+    RmcpMeta,
     /// `#[mrtr::tool]` functions behind `mrtr::server::http::HttpServing` (its production
     /// defaults: body limits, Origin/Host checks, legacy sessions).
     MrtrProd,
@@ -77,6 +80,10 @@ pub async fn start(implementation: Implementation, addr: SocketAddr) -> io::Resu
         Implementation::Mrtr => serve_handler(macro_tools_server()?, addr).await?,
         Implementation::Rmcp => {
             serve_handler(HandWritten::new().map_err(io::Error::other)?, addr).await?
+        }
+        Implementation::RmcpMeta => {
+            let handler = HandWritten::new().map_err(io::Error::other)?;
+            serve_handler(handler.stamping_server_info(), addr).await?
         }
         Implementation::MrtrProd => {
             let bound = mrtr::server::http::HttpServing::new(macro_tools_server()?)

@@ -1418,3 +1418,50 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
             .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::{MachineDescriptor, StateRequirement};
+    use crate::token::KeyRing;
+
+    fn purge_needing_a_u8() -> MachineDescriptor {
+        let schema = serde_json::json!({"type": "object"})
+            .as_object()
+            .unwrap()
+            .clone();
+        let mut descriptor = MachineDescriptor::tool(Tool::new("purge", "d", schema), [], 1);
+        descriptor.states = vec![StateRequirement::of::<u8>()];
+        descriptor
+    }
+
+    #[test]
+    fn a_machine_whose_state_is_not_registered_is_named_in_the_error() {
+        let descriptor = purge_needing_a_u8();
+        let mut states = AppStates::default();
+        states.insert(String::from("not the u8"));
+        let error = check_states([&descriptor].into_iter(), &states).unwrap_err();
+        assert!(
+            matches!(&error, BuildError::MissingState { machine, state } if machine == "purge" && state.contains("u8")),
+            "{error:?}"
+        );
+        states.insert(7u8);
+        assert!(check_states([&descriptor].into_iter(), &states).is_ok());
+    }
+
+    #[test]
+    fn the_audience_is_the_server_name_unless_set() {
+        let keys = KeyRing::generate_process_local().unwrap();
+        let named = McpServer::builder("billing")
+            .keys(keys.clone())
+            .build()
+            .unwrap();
+        assert_eq!(named.audience(), "billing");
+        let set = McpServer::builder("billing")
+            .audience("billing.example.com")
+            .keys(keys)
+            .build()
+            .unwrap();
+        assert_eq!(set.audience(), "billing.example.com");
+    }
+}
