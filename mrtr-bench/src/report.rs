@@ -30,7 +30,17 @@ struct CallgrindLine {
     instructions: f64,
 }
 
-/// Renders every table the lines allow: HTTP runs, then callgrind counts.
+/// One `flowload --replay-request` line (labelled with the implementation).
+#[derive(Debug, Deserialize)]
+struct ReplayLine {
+    label: String,
+    scenario: String,
+    request: usize,
+    state_bytes_in: usize,
+    server_cpu_us_per_request: Option<f64>,
+}
+
+/// Renders every table the lines allow: HTTP runs, replayed requests, then callgrind counts.
 ///
 /// ```
 /// let lines = [
@@ -43,8 +53,11 @@ struct CallgrindLine {
 pub fn render(lines: impl IntoIterator<Item = Value>) -> Result<String, String> {
     let mut loads = Vec::new();
     let mut counts = Vec::new();
+    let mut replays = Vec::new();
     for line in lines {
-        if line.get("instructions").is_some() {
+        if line.get("server_cpu_us_per_request").is_some() {
+            replays.push(ReplayLine::deserialize(&line).map_err(|e| format!("{e}: {line}"))?);
+        } else if line.get("instructions").is_some() {
             counts.push(CallgrindLine::deserialize(&line).map_err(|e| format!("{e}: {line}"))?);
         } else {
             loads.push(LoadLine::deserialize(&line).map_err(|e| format!("{e}: {line}"))?);
@@ -53,6 +66,9 @@ pub fn render(lines: impl IntoIterator<Item = Value>) -> Result<String, String> 
     let mut out = String::new();
     if !loads.is_empty() {
         render_loads(&loads, &mut out);
+    }
+    if !replays.is_empty() {
+        render_replays(&replays, &mut out);
     }
     if !counts.is_empty() {
         render_counts(&counts, &mut out);
@@ -195,6 +211,58 @@ const EXTRA_IMPLEMENTATIONS: &[(&str, &str)] = &[
         "the hand-written tool also sending `_meta.serverInfo` in every result, as `mrtr` does",
     ),
 ];
+
+/// The cost of request k of a flow, by implementation: the median over repetitions, and
+/// its ratio to the flow's first resumed round (request 2).
+fn render_replays(lines: &[ReplayLine], out: &mut String) {
+    let mut labels: Vec<&str> = Vec::new();
+    let mut keys: Vec<(&str, usize)> = Vec::new();
+    for line in lines {
+        if !labels.contains(&line.label.as_str()) {
+            labels.push(&line.label);
+        }
+        if !keys.contains(&(line.scenario.as_str(), line.request)) {
+            keys.push((&line.scenario, line.request));
+        }
+    }
+    let cpu = |label: &str, scenario: &str, request: usize| {
+        let runs: Vec<f64> = lines
+            .iter()
+            .filter(|l| l.label == label && l.scenario == scenario && l.request == request)
+            .filter_map(|l| l.server_cpu_us_per_request)
+            .collect();
+        (median_f64(runs.clone()), runs)
+    };
+    let _ = write!(out, "\n| replayed: scenario | request (round) |");
+    for label in &labels {
+        let _ = write!(
+            out,
+            " {label} state B | {label} CPU-µs/request | {label} vs request 2 |"
+        );
+    }
+    let _ = write!(out, "\n|---|---|");
+    for _ in &labels {
+        let _ = write!(out, "---:|---:|---:|");
+    }
+    for (scenario, request) in keys {
+        let _ = write!(out, "\n| {scenario} | {request} ({}) |", request - 1);
+        for label in &labels {
+            let state = lines
+                .iter()
+                .find(|l| l.label == *label && l.scenario == scenario && l.request == request)
+                .map_or("–".into(), |l| l.state_bytes_in.to_string());
+            let (median, runs) = cpu(label, scenario, request);
+            let (second, _) = cpu(label, scenario, 2);
+            let _ = write!(
+                out,
+                " {state} | {} | {} |",
+                with_range(median, &runs),
+                ratio(median, second)
+            );
+        }
+    }
+    out.push('\n');
+}
 
 fn render_counts(lines: &[CallgrindLine], out: &mut String) {
     let mut keys: Vec<(String, Option<usize>)> = Vec::new();
@@ -344,6 +412,32 @@ mod tests {
         let table = render(lines).unwrap();
         assert!(
             table.contains("| wizard | per flow | 1,234,567 | 617,284 | 2.00× |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn replayed_requests_are_compared_with_the_first_resumed_round() {
+        let replay = |label: &str, request: usize, cpu: f64| {
+            json!({"label": label, "scenario": "survey:20", "request": request, "concurrency": 8,
+                   "state_bytes_in": request * 10, "server_cpu_us_per_request": cpu,
+                   "verified_replays": 100, "failed_replays": 0})
+        };
+        let lines = [
+            replay("mrtr", 2, 60.0),
+            replay("mrtr", 2, 50.0),
+            replay("mrtr", 2, 70.0),
+            replay("mrtr", 20, 75.0),
+            replay("rmcp", 2, 40.0),
+            replay("rmcp", 20, 60.0),
+        ];
+        let table = render(lines).unwrap();
+        assert!(
+            table.contains("| survey:20 | 2 (1) | 20 | 60 (50–70) | 1.00× | 20 | 40 | 1.00× |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| survey:20 | 20 (19) | 200 | 75 | 1.25× | 200 | 60 | 1.50× |"),
             "{table}"
         );
     }

@@ -4,11 +4,14 @@
 //! flowload --url http://127.0.0.1:18081/mcp --scenario survey:5 --flows 2000 --concurrency 8 --server-pid 1234
 //! ```
 //! Exits non-zero when any flow failed or did not end with the expected text.
+//!
+//! With `--replay-request K` it sends the K-th request of one flow `--flows` times instead
+//! and prints the server's CPU per request (exits non-zero when a reply differs).
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use mrtr_bench::load::{LoadConfig, run};
+use mrtr_bench::load::{LoadConfig, replay, run};
 use mrtr_bench::scenario::Scenario;
 
 #[derive(Parser)]
@@ -35,6 +38,11 @@ struct Args {
     /// A label copied into the output line (e.g. the implementation).
     #[arg(long)]
     label: Option<String>,
+    /// Instead of whole flows: drive one flow up to its K-th request (from 1) and send that
+    /// same request --flows times, measuring the server's CPU per request (the cost of
+    /// round K-1 at its real state size).
+    #[arg(long, value_name = "K")]
+    replay_request: Option<usize>,
 }
 
 #[tokio::main]
@@ -54,6 +62,9 @@ async fn main() -> ExitCode {
         concurrency: args.concurrency,
         server_pid: args.server_pid,
     };
+    if let Some(request) = args.replay_request {
+        return replay_request(&config, request, args.label).await;
+    }
     let report = match run(&config).await {
         Ok(report) => report,
         Err(error) => {
@@ -70,6 +81,34 @@ async fn main() -> ExitCode {
         eprintln!(
             "flowload: {} flow(s) failed; first: {}",
             report.failed_flows,
+            report.first_failure.as_deref().unwrap_or("-")
+        );
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+async fn replay_request(config: &LoadConfig, request: usize, label: Option<String>) -> ExitCode {
+    if request == 0 {
+        eprintln!("flowload: --replay-request counts from 1");
+        return ExitCode::FAILURE;
+    }
+    let report = match replay(config, request).await {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("flowload: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut line = serde_json::to_value(&report).expect("the report serializes");
+    if let Some(label) = label {
+        line["label"] = label.into();
+    }
+    println!("{line}");
+    if report.failed_replays > 0 || report.verified_replays != config.flows {
+        eprintln!(
+            "flowload: {} replay(s) failed; first: {}",
+            report.failed_replays,
             report.first_failure.as_deref().unwrap_or("-")
         );
         return ExitCode::FAILURE;

@@ -236,9 +236,15 @@ impl Engine {
                 if descriptor.rounds != RoundPolicy::Unprotected =>
             {
                 let responses = incoming.input_responses.as_ref();
-                match rounds
-                    .claim(token, envelope.expires_at, responses, descriptor.rounds)
-                    .await
+                // The ledger's futures are boxed: held inline, they would make every
+                // request's future (and each copy of it) kilobytes larger, ledger or not.
+                match Box::pin(rounds.claim(
+                    token,
+                    envelope.expires_at,
+                    responses,
+                    descriptor.rounds,
+                ))
+                .await
                 {
                     Claimed::Run(held) => Some((rounds, held)),
                     Claimed::Answered(response) => {
@@ -272,13 +278,13 @@ impl Engine {
             }
         };
         let mut served = match &held {
-            Some((rounds, held)) => rounds.renewing(held, run).await,
+            Some((rounds, held)) => Box::pin(rounds.renewing(held, run)).await,
             None => run.await,
         };
         if let Some(guard) = guard {
             (guard.finish)(&mut served);
             if let Some((rounds, held)) = held {
-                rounds.record(held, (guard.encode)(&served)).await;
+                Box::pin(rounds.record(held, (guard.encode)(&served))).await;
             }
         }
         served

@@ -30,9 +30,11 @@ mod registry;
 pub mod tasks;
 mod unwind;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::Either;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     Cursor, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
@@ -1023,6 +1025,117 @@ fn empty_arguments() -> &'static JsonObject {
     EMPTY.get_or_init(JsonObject::new)
 }
 
+/// The halves of `call_tool`, `get_prompt` and `read_resource` (see `call_tool`).
+impl<F: ServerHandler> McpServer<F> {
+    /// A tool this server does not have: the fallback's answer, stamped.
+    async fn call_fallback_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.clone();
+        let answer = self.inner.fallback.call_tool(request, context).await;
+        let advertised = self.get_info().capabilities.tools.is_some();
+        self.fallback_answer(
+            advertised,
+            answer,
+            || errors::unknown("tool", &name),
+            |server, answer| match answer {
+                CallToolResponse::Complete(result) => server.stamped(result).into(),
+                other => other,
+            },
+        )
+    }
+
+    /// A tool of this server: its rounds, and a task for the rest when it is a task tool
+    /// and the client declared tasks.
+    fn call_machine_tool(
+        &self,
+        machine: ToolMachine,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        let CallToolRequestParams {
+            arguments,
+            input_responses,
+            request_state,
+            ..
+        } = request;
+        async move {
+            if let Some(support) = machine.descriptor().task {
+                if let Some(tasks) = self.tasks_for(&context) {
+                    // Boxed so that the common path's future stays small.
+                    return Box::pin(self.run_task_tool(
+                        tasks,
+                        machine,
+                        &context,
+                        arguments,
+                        input_responses,
+                        request_state,
+                        support.mrtr_rounds,
+                    ))
+                    .await;
+                }
+                if support.required {
+                    return Err(ErrorData::missing_required_client_capability(
+                        rmcp::model::ClientCapabilities::builder()
+                            .enable_tasks()
+                            .build(),
+                    ));
+                }
+            }
+            self.run_machine(
+                machine,
+                &context,
+                arguments.as_ref(),
+                input_responses,
+                request_state,
+            )
+            .await
+        }
+    }
+
+    /// A prompt this server does not have: the fallback's answer, stamped.
+    async fn get_fallback_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let name = request.name.clone();
+        let answer = self.inner.fallback.get_prompt(request, context).await;
+        let advertised = self.get_info().capabilities.prompts.is_some();
+        self.fallback_answer(
+            advertised,
+            answer,
+            || errors::unknown("prompt", &name),
+            |server, answer| match answer {
+                GetPromptResponse::Complete(result) => server.stamped(result).into(),
+                other => other,
+            },
+        )
+    }
+
+    /// A resource this server does not have: the fallback's answer, stamped.
+    async fn read_fallback_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        let answer = self.inner.fallback.read_resource(request, context).await;
+        let advertised = self.get_info().capabilities.resources.is_some();
+        self.fallback_answer(
+            advertised,
+            answer,
+            || errors::resource_not_found(&uri),
+            |server, answer| match answer {
+                ReadResourceResponse::Complete(result) => server.stamped(result).into(),
+                other => other,
+            },
+        )
+    }
+}
+
 impl<F: ServerHandler> ServerHandler for McpServer<F> {
     fn get_info(&self) -> ServerConfig {
         let mut info = self.inner.fallback.get_info();
@@ -1130,61 +1243,18 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         }
     }
 
-    async fn call_tool(
+    // Not `async fn`s: an `async fn`'s future keeps each parameter twice (as the parameter
+    // and as the local it is moved into), and rmcp copies this future into every request's
+    // task. The machine path keeps the request's parts once; the fallback path is boxed.
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let Some(machine) = self.inner.tools.get(&request.name).cloned() else {
-            let name = request.name.clone();
-            let answer = self.inner.fallback.call_tool(request, context).await;
-            let advertised = self.get_info().capabilities.tools.is_some();
-            return self.fallback_answer(
-                advertised,
-                answer,
-                || errors::unknown("tool", &name),
-                |server, answer| match answer {
-                    CallToolResponse::Complete(result) => server.stamped(result).into(),
-                    other => other,
-                },
-            );
-        };
-        let CallToolRequestParams {
-            arguments,
-            input_responses,
-            request_state,
-            ..
-        } = request;
-        if let Some(support) = machine.descriptor().task {
-            if let Some(tasks) = self.tasks_for(&context) {
-                // Boxed so that `call_tool`'s future stays small on the common path.
-                return Box::pin(self.run_task_tool(
-                    tasks,
-                    machine,
-                    &context,
-                    arguments,
-                    input_responses,
-                    request_state,
-                    support.mrtr_rounds,
-                ))
-                .await;
-            }
-            if support.required {
-                return Err(ErrorData::missing_required_client_capability(
-                    rmcp::model::ClientCapabilities::builder()
-                        .enable_tasks()
-                        .build(),
-                ));
-            }
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        match self.inner.tools.get(&request.name).cloned() {
+            None => Either::Left(Box::pin(self.call_fallback_tool(request, context))),
+            Some(machine) => Either::Right(self.call_machine_tool(machine, request, context)),
         }
-        self.run_machine(
-            machine,
-            &context,
-            arguments.as_ref(),
-            input_responses,
-            request_state,
-        )
-        .await
     }
 
     async fn list_prompts(
@@ -1206,39 +1276,32 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         Ok(self.stamped(result))
     }
 
-    async fn get_prompt(
+    fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        let Some(machine) = self.inner.prompts.get(&request.name).cloned() else {
-            let name = request.name.clone();
-            let answer = self.inner.fallback.get_prompt(request, context).await;
-            let advertised = self.get_info().capabilities.prompts.is_some();
-            return self.fallback_answer(
-                advertised,
-                answer,
-                || errors::unknown("prompt", &name),
-                |server, answer| match answer {
-                    GetPromptResponse::Complete(result) => server.stamped(result).into(),
-                    other => other,
-                },
-            );
-        };
-        let GetPromptRequestParams {
-            arguments,
-            input_responses,
-            request_state,
-            ..
-        } = request;
-        self.run_machine(
-            machine,
-            &context,
-            arguments.as_ref(),
-            input_responses,
-            request_state,
-        )
-        .await
+    ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + Send + '_ {
+        match self.inner.prompts.get(&request.name).cloned() {
+            None => Either::Left(Box::pin(self.get_fallback_prompt(request, context))),
+            Some(machine) => {
+                let GetPromptRequestParams {
+                    arguments,
+                    input_responses,
+                    request_state,
+                    ..
+                } = request;
+                Either::Right(async move {
+                    self.run_machine(
+                        machine,
+                        &context,
+                        arguments.as_ref(),
+                        input_responses,
+                        request_state,
+                    )
+                    .await
+                })
+            }
+        }
     }
 
     async fn list_resources(
@@ -1260,32 +1323,25 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         Ok(self.stamped(result))
     }
 
-    async fn read_resource(
+    fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        let Some(machine) = self.inner.resources.get(&request.uri).cloned() else {
-            let uri = request.uri.clone();
-            let answer = self.inner.fallback.read_resource(request, context).await;
-            let advertised = self.get_info().capabilities.resources.is_some();
-            return self.fallback_answer(
-                advertised,
-                answer,
-                || errors::resource_not_found(&uri),
-                |server, answer| match answer {
-                    ReadResourceResponse::Complete(result) => server.stamped(result).into(),
-                    other => other,
-                },
-            );
-        };
-        let ReadResourceRequestParams {
-            input_responses,
-            request_state,
-            ..
-        } = request;
-        self.run_machine(machine, &context, None, input_responses, request_state)
-            .await
+    ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + '_ {
+        match self.inner.resources.get(&request.uri).cloned() {
+            None => Either::Left(Box::pin(self.read_fallback_resource(request, context))),
+            Some(machine) => {
+                let ReadResourceRequestParams {
+                    input_responses,
+                    request_state,
+                    ..
+                } = request;
+                Either::Right(async move {
+                    self.run_machine(machine, &context, None, input_responses, request_state)
+                        .await
+                })
+            }
+        }
     }
 
     async fn list_resource_templates(
