@@ -1,7 +1,5 @@
 //! The answers of one round: only the keys that were asked, decoded on demand.
 
-use std::collections::BTreeMap;
-
 use rmcp::model::InputRequest;
 use serde_json::Value;
 
@@ -94,8 +92,10 @@ impl AnswerError {
 /// ```
 #[derive(Debug, Default)]
 pub struct Answers {
-    asked: BTreeMap<String, InputRequest>,
-    responses: BTreeMap<String, Value>,
+    // Vectors, not maps: a round asks a handful of keys, and a B-tree node of 11
+    // `InputRequest`s is a 2.8 KB allocation per round.
+    asked: Vec<(String, InputRequest)>,
+    responses: Vec<(String, Value)>,
 }
 
 impl Answers {
@@ -110,12 +110,16 @@ impl Answers {
         asked: impl IntoIterator<Item = (String, InputRequest)>,
         responses: impl IntoIterator<Item = (String, Value)>,
     ) -> Self {
-        let asked: BTreeMap<String, InputRequest> = asked.into_iter().collect();
-        let responses = responses
-            .into_iter()
-            .filter(|(key, _)| asked.contains_key(key))
-            .collect();
-        Answers { asked, responses }
+        let mut answers = Answers::default();
+        for (key, request) in asked {
+            insert_last_wins(&mut answers.asked, key, request);
+        }
+        for (key, response) in responses {
+            if answers.asked.iter().any(|(asked, _)| *asked == key) {
+                insert_last_wins(&mut answers.responses, key, response);
+            }
+        }
+        answers
     }
 
     /// Whether no request was asked in this round.
@@ -139,11 +143,96 @@ impl Answers {
     pub fn take<O: Outcome>(&mut self, key: &str) -> Result<O, AnswerError> {
         let request = self
             .asked
-            .get(key)
+            .iter()
+            .find_map(|(asked, request)| (asked == key).then_some(request))
             .ok_or_else(|| AnswerError::new(key, AnswerProblem::NotAsked))?;
-        match self.responses.remove(key) {
+        let response = self
+            .responses
+            .iter()
+            .position(|(answered, _)| answered == key)
+            .map(|at| self.responses.swap_remove(at).1);
+        match response {
             None | Some(Value::Null) => Err(AnswerError::new(key, AnswerProblem::Missing)),
             Some(response) => O::from_response(key, request, response),
         }
+    }
+}
+
+/// Inserts `value` under `key`, replacing an earlier value (as collecting into a map does).
+fn insert_last_wins<V>(entries: &mut Vec<(String, V)>, key: String, value: V) {
+    match entries.iter_mut().find(|(existing, _)| *existing == key) {
+        Some((_, slot)) => *slot = value,
+        None => entries.push((key, value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::machine::{Elicited, input};
+
+    fn accept(text: &str) -> Value {
+        json!({"action": "accept", "content": {"text": text}})
+    }
+
+    #[test]
+    fn a_key_given_twice_keeps_its_last_request_and_its_last_response() {
+        let mut answers = Answers::new(
+            [
+                ("q".to_string(), input::confirm("First?").into_request()),
+                ("q".to_string(), input::text("Last?").into_request()),
+            ],
+            [
+                ("q".to_string(), accept("first")),
+                ("stray".to_string(), accept("dropped")),
+                ("q".to_string(), accept("last")),
+            ],
+        );
+        assert_eq!(
+            answers.take::<Elicited<String>>("q"),
+            Ok(Elicited::Accept("last".to_string()))
+        );
+        // Taken once: a second take finds no answer; the stray key was never asked.
+        assert_eq!(
+            answers.take::<Elicited<String>>("q").unwrap_err().problem(),
+            &AnswerProblem::Missing
+        );
+        assert_eq!(
+            answers
+                .take::<Elicited<String>>("stray")
+                .unwrap_err()
+                .problem(),
+            &AnswerProblem::NotAsked
+        );
+    }
+
+    #[test]
+    fn each_key_takes_its_own_answer() {
+        let mut answers = Answers::new(
+            [
+                ("a".to_string(), input::text("A?").into_request()),
+                ("b".to_string(), input::text("B?").into_request()),
+                ("c".to_string(), input::text("C?").into_request()),
+            ],
+            [
+                ("c".to_string(), accept("3")),
+                ("a".to_string(), accept("1")),
+                ("b".to_string(), Value::Null),
+            ],
+        );
+        assert_eq!(
+            answers.take::<Elicited<String>>("a"),
+            Ok(Elicited::Accept("1".into()))
+        );
+        assert_eq!(
+            answers.take::<Elicited<String>>("c"),
+            Ok(Elicited::Accept("3".into()))
+        );
+        assert_eq!(
+            answers.take::<Elicited<String>>("b").unwrap_err().problem(),
+            &AnswerProblem::Missing
+        );
     }
 }

@@ -25,6 +25,7 @@ mod kind;
 mod outcome;
 mod recipe;
 mod reply;
+mod shape;
 mod state_codec;
 
 use std::borrow::Cow;

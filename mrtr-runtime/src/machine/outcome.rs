@@ -112,19 +112,33 @@ fn malformed(key: &str, reason: impl Into<String>) -> AnswerError {
 /// Decodes accepted form content into `T`: the whole object first, then — for
 /// single-field questions such as [`choice`](super::input::choice) — the one field's value.
 fn decode_content<T: DeserializeOwned>(key: &str, content: Value) -> Result<T, AnswerError> {
-    match serde_json::from_value::<T>(content.clone()) {
-        Ok(value) => Ok(value),
-        Err(whole_error) => match content {
-            Value::Object(map) if map.len() == 1 => {
-                let (_, field) = map.into_iter().next().expect("one field");
-                serde_json::from_value(field)
-                    .map_err(|e| malformed(key, format!("content does not decode: {e}")))
-            }
-            _ => Err(malformed(
-                key,
-                format!("content does not decode: {whole_error}"),
-            )),
-        },
+    let one_field = |content: &Value| matches!(content, Value::Object(map) if map.len() == 1);
+    // A `T` that refuses objects would fail on the whole content: skip that attempt (and
+    // the error message it formats) when there is one field to decode instead.
+    let whole_error = if one_field(&content) && super::shape::refuses_objects::<T>() {
+        None
+    } else {
+        match T::deserialize(&content) {
+            Ok(value) => return Ok(value),
+            Err(error) => Some(error),
+        }
+    };
+    match content {
+        Value::Object(map) if map.len() == 1 => {
+            let field = map
+                .into_iter()
+                .next()
+                .map_or(Value::Null, |(_, field)| field);
+            serde_json::from_value(field)
+                .map_err(|e| malformed(key, format!("content does not decode: {e}")))
+        }
+        _ => Err(malformed(
+            key,
+            format!(
+                "content does not decode: {}",
+                whole_error.map_or_else(String::new, |e| e.to_string())
+            ),
+        )),
     }
 }
 
