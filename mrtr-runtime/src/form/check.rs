@@ -42,7 +42,7 @@
 //! assert_eq!(error.to_string(), "`when` must be a calendar date (YYYY-MM-DD)");
 //! ```
 
-use rmcp::model::ElicitationSchema;
+use rmcp::model::{ElicitationSchema, PrimitiveSchemaDefinition};
 use serde_json::{Map, Value};
 
 /// A parsed `requestedSchema`: its fields in schema order.
@@ -253,6 +253,13 @@ impl RequestedForm {
                 Self::parse(&schema)
             }
         }
+    }
+
+    /// The form of a one-field question (`input::text` and the like) asking `name` with
+    /// `property`, required: what [`from_schema`](Self::from_schema) reads from that
+    /// schema, without building it. `None` for a property shape only the JSON path reads.
+    pub(crate) fn single_field(name: &str, property: &PrimitiveSchemaDefinition) -> Option<Self> {
+        typed::single_field_form(name, property)
     }
 
     /// The fields, in schema order.
@@ -629,16 +636,26 @@ mod typed {
         }
         let fields = names
             .into_iter()
-            .map(|name| field(name, &schema.properties[name], required))
+            .map(|name| {
+                let is_required = required.iter().any(|r| r == name);
+                field(name, &schema.properties[name], is_required)
+            })
             .collect::<Option<_>>()?;
         Some(RequestedForm { fields })
     }
 
-    fn field(
+    /// The form `{"properties": {name: property}, "required": [name]}`, without building
+    /// that schema.
+    pub(super) fn single_field_form(
         name: &str,
         property: &PrimitiveSchemaDefinition,
-        required: &[String],
-    ) -> Option<Field> {
+    ) -> Option<RequestedForm> {
+        Some(RequestedForm {
+            fields: vec![field(name, property, true)?],
+        })
+    }
+
+    fn field(name: &str, property: &PrimitiveSchemaDefinition, required: bool) -> Option<Field> {
         let (title, description, default, kind) = match property {
             PrimitiveSchemaDefinition::String(s) => (
                 &s.title,
@@ -687,7 +704,7 @@ mod typed {
             name: name.to_owned(),
             label: title.as_deref().unwrap_or(name).to_owned(),
             description: description.as_deref().map(str::to_owned),
-            required: required.iter().any(|r| r == name),
+            required,
             default,
             kind,
         })

@@ -1,9 +1,10 @@
 //! The answers of one round: only the keys that were asked, decoded on demand.
 
-use rmcp::model::InputRequest;
+use rmcp::model::{InputRequest, PrimitiveSchemaDefinition};
 use serde_json::Value;
 
 use super::Outcome;
+use super::recipe::{RebuildError, Recipe};
 
 /// What is wrong with the answer to one asked key.
 ///
@@ -94,8 +95,68 @@ impl AnswerError {
 pub struct Answers {
     // Vectors, not maps: a round asks a handful of keys, and a B-tree node of 11
     // `InputRequest`s is a 2.8 KB allocation per round.
-    asked: Vec<(String, InputRequest)>,
+    asked: Vec<(String, Question)>,
     responses: Vec<(String, Value)>,
+}
+
+/// How an asked key is held.
+#[derive(Debug)]
+pub(crate) enum Question {
+    /// The request as it was sent.
+    Sent(InputRequest),
+    /// A one-field question restored from `requestState` as its builder's arguments: its
+    /// answer is checked against the field, and the request is rebuilt only for an outcome
+    /// that needs it (see [`Outcome::from_stored`]).
+    Stored {
+        recipe: Recipe,
+        literals: &'static [&'static str],
+    },
+}
+
+/// A question restored from `requestState` as the arguments of the builder that asked it.
+/// Only [`Outcome`] implementations see one (through [`Outcome::from_stored`]).
+///
+/// ```
+/// use mrtr_runtime::machine::{Outcome, StoredQuestion, AnswerError};
+/// struct Count(u64);
+/// impl Outcome for Count {
+///     fn from_response(key: &str, _: &rmcp::model::InputRequest, v: serde_json::Value) -> Result<Self, AnswerError> {
+///         Ok(Count(v.as_u64().unwrap_or(0)))
+///     }
+///     // `from_stored` keeps its default: rebuild the request, then `from_response`.
+/// }
+/// fn shown(question: StoredQuestion<'_>) -> Result<rmcp::model::InputRequest, String> {
+///     question.request()
+/// }
+/// ```
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct StoredQuestion<'a> {
+    recipe: &'a Recipe,
+    literals: &'static [&'static str],
+}
+
+impl StoredQuestion<'_> {
+    /// The request as it was sent, built again from its builder's arguments.
+    ///
+    /// ```
+    /// # fn show(question: mrtr_runtime::machine::StoredQuestion<'_>) {
+    /// let request = question.request();
+    /// # drop(request); }
+    /// ```
+    pub fn request(&self) -> Result<InputRequest, String> {
+        self.recipe
+            .rebuild(self.literals)
+            .map_err(|error| error.to_string())
+    }
+
+    /// For a one-field question (text, confirm, choice, multi-choice): that field and its
+    /// property.
+    pub(crate) fn single_field(
+        &self,
+    ) -> Option<Result<(&'static str, PrimitiveSchemaDefinition), RebuildError>> {
+        self.recipe.single_field(self.literals)
+    }
 }
 
 impl Answers {
@@ -110,9 +171,22 @@ impl Answers {
         asked: impl IntoIterator<Item = (String, InputRequest)>,
         responses: impl IntoIterator<Item = (String, Value)>,
     ) -> Self {
+        Self::from_asked(
+            asked
+                .into_iter()
+                .map(|(key, request)| (key, Question::Sent(request))),
+            responses,
+        )
+    }
+
+    /// Like [`new`](Self::new), with questions held as [`Question`].
+    pub(crate) fn from_asked(
+        asked: impl IntoIterator<Item = (String, Question)>,
+        responses: impl IntoIterator<Item = (String, Value)>,
+    ) -> Self {
         let mut answers = Answers::default();
-        for (key, request) in asked {
-            insert_last_wins(&mut answers.asked, key, request);
+        for (key, question) in asked {
+            insert_last_wins(&mut answers.asked, key, question);
         }
         for (key, response) in responses {
             if answers.asked.iter().any(|(asked, _)| *asked == key) {
@@ -141,10 +215,10 @@ impl Answers {
     /// assert_eq!(missing.problem(), &AnswerProblem::Missing);
     /// ```
     pub fn take<O: Outcome>(&mut self, key: &str) -> Result<O, AnswerError> {
-        let request = self
+        let asked = self
             .asked
             .iter()
-            .find_map(|(asked, request)| (asked == key).then_some(request))
+            .find_map(|(asked, question)| (asked == key).then_some(question))
             .ok_or_else(|| AnswerError::new(key, AnswerProblem::NotAsked))?;
         let response = self
             .responses
@@ -153,7 +227,12 @@ impl Answers {
             .map(|at| self.responses.swap_remove(at).1);
         match response {
             None | Some(Value::Null) => Err(AnswerError::new(key, AnswerProblem::Missing)),
-            Some(response) => O::from_response(key, request, response),
+            Some(response) => match asked {
+                Question::Sent(request) => O::from_response(key, request, response),
+                Question::Stored { recipe, literals } => {
+                    O::from_stored(key, StoredQuestion { recipe, literals }, response)
+                }
+            },
         }
     }
 }
@@ -206,6 +285,78 @@ mod tests {
                 .problem(),
             &AnswerProblem::NotAsked
         );
+    }
+
+    /// Every answer taken through a question restored as its recipe is the answer taken
+    /// through the rebuilt request: same value, same error.
+    #[test]
+    fn a_stored_question_takes_answers_exactly_as_its_rebuilt_request() {
+        const LITERALS: &[&str] = &["Which?", "prod", "staging"];
+        let questions = [
+            input::text("Name?").into_stored_parts(),
+            input::confirm("Sure?").into_stored_parts(),
+            input::choice("Which?", ["staging", "prod", "qa"]).into_stored_parts(),
+            input::multi_choice("Which?", ["staging", "prod"]).into_stored_parts(),
+        ];
+        let responses = [
+            json!({"action": "accept", "content": {"text": "Ada"}}),
+            json!({"action": "accept", "content": {"text": 7}}),
+            json!({"action": "accept", "content": {"text": "Ada", "extra": 1}}),
+            json!({"action": "accept", "content": {"confirm": true}}),
+            json!({"action": "accept", "content": {"confirm": "yes"}}),
+            json!({"action": "accept", "content": {"choice": "prod"}}),
+            json!({"action": "accept", "content": {"choice": "dev"}}),
+            json!({"action": "accept", "content": {"choices": ["prod", "staging"]}}),
+            json!({"action": "accept", "content": {"choices": ["nope"]}}),
+            json!({"action": "accept", "content": {}}),
+            json!({"action": "accept", "content": "Ada"}),
+            json!({"action": "accept"}),
+            json!({"action": "decline"}),
+            json!({"action": "cancel"}),
+            json!({"action": "maybe"}),
+            json!({"content": {"text": "Ada"}}),
+            json!([1, 2]),
+        ];
+        fn both<O: Outcome + std::fmt::Debug>(
+            request: &InputRequest,
+            recipe: &Recipe,
+            response: &Value,
+        ) -> (String, String) {
+            let mut sent = Answers::new(
+                [("k".to_string(), request.clone())],
+                [("k".to_string(), response.clone())],
+            );
+            let mut stored = Answers::from_asked(
+                [(
+                    "k".to_string(),
+                    Question::Stored {
+                        recipe: recipe.clone(),
+                        literals: LITERALS,
+                    },
+                )],
+                [("k".to_string(), response.clone())],
+            );
+            (
+                format!("{:?}", sent.take::<O>("k")),
+                format!("{:?}", stored.take::<O>("k")),
+            )
+        }
+        for (request, recipe) in &questions {
+            let recipe = recipe.stored(request, LITERALS).unwrap();
+            assert!(recipe.single_field(LITERALS).is_some(), "{recipe:?}");
+            for response in &responses {
+                for (sent, stored) in [
+                    both::<Elicited<String>>(request, &recipe, response),
+                    both::<Elicited<bool>>(request, &recipe, response),
+                    both::<Elicited<Vec<String>>>(request, &recipe, response),
+                    both::<Elicited<Value>>(request, &recipe, response),
+                    both::<crate::machine::Sampled>(request, &recipe, response),
+                    both::<crate::machine::Roots>(request, &recipe, response),
+                ] {
+                    assert_eq!(sent, stored, "{recipe:?} answered {response}");
+                }
+            }
+        }
     }
 
     #[test]

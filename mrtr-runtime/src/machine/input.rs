@@ -109,6 +109,41 @@ fn elicit_form(message: impl Into<String>, requested_schema: ElicitationSchema) 
     ))
 }
 
+/// The one field of [`text`]'s form and its property. The builders and the check of a
+/// restored question's answer both take the field from here, so they cannot drift apart.
+pub(crate) fn text_field() -> (&'static str, PrimitiveSchemaDefinition) {
+    (
+        "text",
+        PrimitiveSchemaDefinition::String(StringSchema::new()),
+    )
+}
+
+/// The one field of [`confirm`]'s form and its property.
+pub(crate) fn confirm_field() -> (&'static str, PrimitiveSchemaDefinition) {
+    (
+        "confirm",
+        PrimitiveSchemaDefinition::Boolean(BooleanSchema::new()),
+    )
+}
+
+/// The one field of [`choice`]'s form and its property.
+pub(crate) fn choice_field(options: Vec<String>) -> (&'static str, PrimitiveSchemaDefinition) {
+    (
+        "choice",
+        PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options).build()),
+    )
+}
+
+/// The one field of [`multi_choice`]'s form and its property.
+pub(crate) fn multi_choice_field(
+    options: Vec<String>,
+) -> (&'static str, PrimitiveSchemaDefinition) {
+    (
+        "choices",
+        PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options).multiselect().build()),
+    )
+}
+
 /// `{"type": "object", "properties": {field: property}, "required": [field]}`, built from
 /// rmcp's types: going through `serde_json::Value` cost more than the rest of a round (the
 /// untagged property enum tries, and fails, variant after variant).
@@ -181,10 +216,8 @@ where
 {
     let message = message.into();
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
-    let schema = single_field_schema(
-        "choice",
-        PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options.clone()).build()),
-    );
+    let (field, property) = choice_field(options.clone());
+    let schema = single_field_schema(field, property);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(
         request,
@@ -210,10 +243,8 @@ where
 {
     let message = message.into();
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
-    let schema = single_field_schema(
-        "choices",
-        PrimitiveSchemaDefinition::Enum(EnumSchema::builder(options.clone()).multiselect().build()),
-    );
+    let (field, property) = multi_choice_field(options.clone());
+    let schema = single_field_schema(field, property);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(
         request,
@@ -232,10 +263,8 @@ where
 /// ```
 pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
     let message = message.into();
-    let schema = single_field_schema(
-        "text",
-        PrimitiveSchemaDefinition::String(StringSchema::new()),
-    );
+    let (field, property) = text_field();
+    let schema = single_field_schema(field, property);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::Text(Wording::new(message)))
 }
@@ -251,10 +280,8 @@ pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
 /// ```
 pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
     let message = message.into();
-    let schema = single_field_schema(
-        "confirm",
-        PrimitiveSchemaDefinition::Boolean(BooleanSchema::new()),
-    );
+    let (field, property) = confirm_field();
+    let schema = single_field_schema(field, property);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::Confirm(Wording::new(message)))
 }

@@ -39,7 +39,8 @@ use rmcp::model::{ClientCapabilities, InputRequest, JsonObject, Prompt, Resource
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-pub use answers::{AnswerError, AnswerProblem, Answers};
+pub(crate) use answers::Question;
+pub use answers::{AnswerError, AnswerProblem, Answers, StoredQuestion};
 pub use app_state::{AppStates, State, StateRequirement};
 pub use as_json::AsJson;
 pub use describe::{KeptLocal, MachineDescription, Next, RequestSite, SuspensionPoint};

@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::answers::{AnswerError, AnswerProblem};
-use crate::form::RequestedForm;
+use super::answers::{AnswerError, AnswerProblem, StoredQuestion};
+use crate::form::{RequestedForm, UnsupportedSchema};
 
 /// Decodes one answer. Implemented by [`Elicited`], [`Sampled`] and [`Roots`].
 ///
@@ -31,6 +31,31 @@ pub trait Outcome: Sized {
         request: &InputRequest,
         response: Value,
     ) -> Result<Self, AnswerError>;
+
+    /// Decodes the answer to a question restored from `requestState`, where the server
+    /// keeps the builder's arguments instead of the request. The default rebuilds the
+    /// request and calls [`from_response`](Self::from_response); [`Elicited`] checks a
+    /// one-field question's answer against its field without building the request.
+    #[doc(hidden)]
+    fn from_stored(
+        key: &str,
+        question: StoredQuestion<'_>,
+        response: Value,
+    ) -> Result<Self, AnswerError> {
+        from_rebuilt(key, question, response)
+    }
+}
+
+/// [`Outcome::from_stored`]'s default: the rebuilt request, then `from_response`.
+fn from_rebuilt<O: Outcome>(
+    key: &str,
+    question: StoredQuestion<'_>,
+    response: Value,
+) -> Result<O, AnswerError> {
+    let request = question
+        .request()
+        .map_err(|e| malformed(key, format!("the question does not rebuild: {e}")))?;
+    O::from_response(key, &request, response)
 }
 
 /// The user's answer to an elicitation: accepted with content, declined, or cancelled.
@@ -154,30 +179,69 @@ impl<T: DeserializeOwned> Outcome for Elicited<T> {
                 "an elicitation outcome was expected for a non-elicitation request",
             ));
         };
-        let result: ElicitResult = serde_json::from_value(response)
-            .map_err(|e| malformed(key, format!("not an ElicitResult: {e}")))?;
-        match result.action {
-            ElicitationAction::Decline => Ok(Elicited::Decline),
-            ElicitationAction::Cancel => Ok(Elicited::Cancel),
-            _ => match &elicit.params {
-                ElicitRequestParams::FormElicitationParams {
-                    requested_schema, ..
-                } => {
-                    let content = result
-                        .content
-                        .ok_or_else(|| malformed(key, "accepted form answer has no content"))?;
-                    RequestedForm::from_schema(requested_schema)
-                        .map_err(|e| malformed(key, format!("unsupported requestedSchema: {e}")))?
-                        .check(&content)
-                        .map_err(|e| malformed(key, e.to_string()))?;
-                    decode_content(key, content).map(Elicited::Accept)
-                }
+        match &elicit.params {
+            ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            } => answer_to_form(key, response, || {
+                RequestedForm::from_schema(requested_schema)
+            }),
+            _ => match elicit_result(key, response)? {
+                (ElicitationAction::Decline, _) => Ok(Elicited::Decline),
+                (ElicitationAction::Cancel, _) => Ok(Elicited::Cancel),
                 _ => serde_json::from_value(Value::Null)
                     .map(Elicited::Accept)
                     .map_err(|e| {
                         malformed(key, format!("URL-mode accept carries no content: {e}"))
                     }),
             },
+        }
+    }
+
+    fn from_stored(
+        key: &str,
+        question: StoredQuestion<'_>,
+        response: Value,
+    ) -> Result<Self, AnswerError> {
+        // The form `from_schema` would read from the rebuilt request, built from the field.
+        let form = match question.single_field() {
+            Some(Ok((name, property))) => RequestedForm::single_field(name, &property),
+            _ => None,
+        };
+        match form {
+            Some(form) => answer_to_form(key, response, || Ok(form)),
+            None => from_rebuilt(key, question, response),
+        }
+    }
+}
+
+/// The client's `ElicitResult`: its action and content.
+fn elicit_result(
+    key: &str,
+    response: Value,
+) -> Result<(ElicitationAction, Option<Value>), AnswerError> {
+    let result: ElicitResult = serde_json::from_value(response)
+        .map_err(|e| malformed(key, format!("not an ElicitResult: {e}")))?;
+    Ok((result.action, result.content))
+}
+
+/// An answer to a form: declined, cancelled, or content that `form` (read only then)
+/// accepts and that decodes as `T`.
+fn answer_to_form<T: DeserializeOwned>(
+    key: &str,
+    response: Value,
+    form: impl FnOnce() -> Result<RequestedForm, UnsupportedSchema>,
+) -> Result<Elicited<T>, AnswerError> {
+    match elicit_result(key, response)? {
+        (ElicitationAction::Decline, _) => Ok(Elicited::Decline),
+        (ElicitationAction::Cancel, _) => Ok(Elicited::Cancel),
+        (_, content) => {
+            let content =
+                content.ok_or_else(|| malformed(key, "accepted form answer has no content"))?;
+            form()
+                .map_err(|e| malformed(key, format!("unsupported requestedSchema: {e}")))?
+                .check(&content)
+                .map_err(|e| malformed(key, e.to_string()))?;
+            decode_content(key, content).map(Elicited::Accept)
         }
     }
 }

@@ -8,7 +8,7 @@
 //! the options), and rebuilt by calling the same builder, so the rebuilt request is the
 //! one that was sent. Anything else is stored as its JSON text.
 
-use rmcp::model::InputRequest;
+use rmcp::model::{InputRequest, PrimitiveSchemaDefinition};
 use serde::{Deserialize, Serialize};
 
 use super::input;
@@ -133,6 +133,36 @@ impl Recipe {
         }
     }
 
+    /// For a builder whose form has one field ([`input::text`], [`input::confirm`],
+    /// [`input::choice`], [`input::multi_choice`]): that field and its property as the
+    /// builder makes them, without building the request; every string it refers to is
+    /// resolved, so it fails exactly where [`rebuild`](Self::rebuild) would. `None` for
+    /// every other recipe.
+    pub(crate) fn single_field(
+        &self,
+        literals: &[&'static str],
+    ) -> Option<Result<(&'static str, PrimitiveSchemaDefinition), RebuildError>> {
+        let options = |wordings: &[Wording]| {
+            wordings
+                .iter()
+                .map(|wording| wording.resolve(literals).map(str::to_owned))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Some(match self {
+            Recipe::Text(message) => message.resolve(literals).map(|_| input::text_field()),
+            Recipe::Confirm(message) => message.resolve(literals).map(|_| input::confirm_field()),
+            Recipe::Choice(message, wordings) => message
+                .resolve(literals)
+                .and_then(|_| options(wordings))
+                .map(input::choice_field),
+            Recipe::MultiChoice(message, wordings) => message
+                .resolve(literals)
+                .and_then(|_| options(wordings))
+                .map(input::multi_choice_field),
+            _ => return None,
+        })
+    }
+
     /// The request this recipe stands for, in a machine whose body has the string
     /// `literals`.
     pub(crate) fn rebuild(&self, literals: &[&'static str]) -> Result<InputRequest, RebuildError> {
@@ -251,12 +281,23 @@ mod tests {
             ),
             "{recipe:?}"
         );
-        // An index this machine does not have is a forged state.
+        // An index this machine does not have is a forged state, whether the question is
+        // rebuilt or only its field is read (as a resumed round does).
         let forged = Recipe::Text(Wording::Literal(5));
         assert!(matches!(
             forged.rebuild(LITERALS),
             Err(RebuildError::Invalid(_))
         ));
+        assert!(matches!(
+            forged.single_field(LITERALS),
+            Some(Err(RebuildError::Invalid(_)))
+        ));
+        let forged_option = Recipe::Choice(Wording::new("Where?"), vec![Wording::Literal(9)]);
+        assert!(matches!(
+            forged_option.single_field(LITERALS),
+            Some(Err(RebuildError::Invalid(_)))
+        ));
+        assert!(Recipe::Roots.single_field(LITERALS).is_none());
         assert!(matches!(
             Recipe::Text(Wording::Literal(0)).rebuild(&[]),
             Err(RebuildError::Invalid(_))

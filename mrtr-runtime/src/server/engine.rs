@@ -13,8 +13,8 @@ use tracing::Instrument;
 
 use crate::error::ErrorChain;
 use crate::machine::{
-    AnswerProblem, Answers, AppStates, InputKind, Machine, MachineDescriptor, RebuildError, Recipe,
-    RequestCx, Resume, Run, Step, StepError, Suspend,
+    AnswerProblem, Answers, AppStates, InputKind, Machine, MachineDescriptor, Question,
+    RebuildError, Recipe, RequestCx, Resume, Run, Step, StepError, Suspend,
 };
 use crate::token::{Binding, Envelope, SealInput, StateSealer};
 
@@ -318,7 +318,7 @@ impl Engine {
             // fingerprint), or a form it asked is not one this build has (its schema changed).
             let decoded = match envelope.check_fingerprint(descriptor.fingerprint) {
                 Err(stale) => Err((stale.reason(), stale.to_string())),
-                Ok(()) => match decode_payload(&envelope.payload, descriptor.literals) {
+                Ok(()) => match decode_for_resume(&envelope.payload, descriptor.literals) {
                     Ok(decoded) => Ok(decoded),
                     Err(PayloadError::UnknownForm(detail)) => Err(("unknown_form", detail)),
                     Err(PayloadError::Undecodable(reason)) => {
@@ -329,9 +329,9 @@ impl Engine {
                 },
             };
             match decoded {
-                Ok((requests, recipes, state)) => {
+                Ok((asked, recipes, state)) => {
                     completed_rounds = envelope.round;
-                    let answers = Answers::new(requests, std::mem::take(&mut responses));
+                    let answers = Answers::from_asked(asked, std::mem::take(&mut responses));
                     resume = Some(Resume::new(state.clone(), answers));
                     origin = Origin::Token(Pending {
                         requests: None,
@@ -559,6 +559,7 @@ pub(crate) fn encode_payload(
 }
 
 /// The pending requests (rebuilt from their recipes), the keyed recipes, and the state.
+#[cfg(feature = "fuzzing")]
 type Decoded = (Vec<(String, InputRequest)>, Vec<(String, Recipe)>, Vec<u8>);
 
 /// Why a sealed payload does not give back its pending requests.
@@ -572,16 +573,56 @@ pub(crate) enum PayloadError {
     UnknownForm(String),
 }
 
+#[cfg(feature = "fuzzing")]
 pub(crate) fn decode_payload(
     payload: &[u8],
     literals: &[&'static str],
 ) -> Result<Decoded, PayloadError> {
-    let (recipes, state) =
-        postcard::take_from_bytes::<Vec<(String, Recipe)>>(payload).map_err(|e| {
-            PayloadError::Undecodable(format!("sealed input requests do not decode: {e}"))
-        })?;
+    let (recipes, state) = decode_recipes(payload)?;
     let requests = rebuild_requests(&recipes, literals)?;
     Ok((requests, recipes, state.to_vec()))
+}
+
+/// The keyed recipes of a sealed payload.
+type Recipes = Vec<(String, Recipe)>;
+
+/// The questions a resumed round's answers are taken against, the keyed recipes, and the
+/// state.
+type Resumable = (Vec<(String, Question)>, Recipes, Vec<u8>);
+
+/// Like `decode_payload`, for resuming: a one-field question is checked (every string it
+/// refers to resolves, as a rebuild would check) but kept as its recipe, since its answer
+/// is checked against the field alone; any other request is rebuilt.
+fn decode_for_resume(
+    payload: &[u8],
+    literals: &'static [&'static str],
+) -> Result<Resumable, PayloadError> {
+    let (recipes, state) = decode_recipes(payload)?;
+    let asked = recipes
+        .iter()
+        .map(|(key, recipe)| {
+            let asked = match recipe.single_field(literals) {
+                Some(Ok(_)) => Question::Stored {
+                    recipe: recipe.clone(),
+                    literals,
+                },
+                Some(Err(error)) => return Err(rebuild_error(key, error)),
+                None => Question::Sent(
+                    recipe
+                        .rebuild(literals)
+                        .map_err(|error| rebuild_error(key, error))?,
+                ),
+            };
+            Ok((key.clone(), asked))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((asked, recipes, state.to_vec()))
+}
+
+/// The keyed recipes of a payload, and the machine's state bytes after them.
+fn decode_recipes(payload: &[u8]) -> Result<(Recipes, &[u8]), PayloadError> {
+    postcard::take_from_bytes::<Vec<(String, Recipe)>>(payload)
+        .map_err(|e| PayloadError::Undecodable(format!("sealed input requests do not decode: {e}")))
 }
 
 fn rebuild_requests(
@@ -591,14 +632,20 @@ fn rebuild_requests(
     recipes
         .iter()
         .map(|(key, recipe)| {
-            let request = recipe.rebuild(literals).map_err(|e| {
-                let detail = format!("sealed input request `{key}` does not rebuild: {e}");
-                match e {
-                    RebuildError::UnknownForm => PayloadError::UnknownForm(detail),
-                    RebuildError::Invalid(_) => PayloadError::Undecodable(detail),
-                }
-            })?;
+            let request = recipe
+                .rebuild(literals)
+                .map_err(|error| rebuild_error(key, error))?;
             Ok((key.clone(), request))
         })
         .collect()
+}
+
+/// A sealed request that does not rebuild: from another version of the code (an unknown
+/// form), or forged.
+fn rebuild_error(key: &str, error: RebuildError) -> PayloadError {
+    let detail = format!("sealed input request `{key}` does not rebuild: {error}");
+    match error {
+        RebuildError::UnknownForm => PayloadError::UnknownForm(detail),
+        RebuildError::Invalid(_) => PayloadError::Undecodable(detail),
+    }
 }
