@@ -14,6 +14,8 @@ use std::sync::{LazyLock, OnceLock};
 use rmcp::model::ElicitationSchema;
 use sha2::{Digest, Sha256};
 
+use super::{RequestedForm, UnsupportedSchema};
+
 /// The content key of a form's schema: the first 8 bytes of SHA-256 over a domain tag and
 /// the schema's JSON.
 pub(crate) type FormKey = [u8; 8];
@@ -29,6 +31,8 @@ pub(crate) type FormKey = [u8; 8];
 pub struct RegisteredForm {
     build: fn() -> ElicitationSchema,
     built: OnceLock<(FormKey, ElicitationSchema)>,
+    /// What answers are checked against, read from the schema once.
+    checked: OnceLock<Result<RequestedForm, UnsupportedSchema>>,
 }
 
 /// What `#[derive(Form)]` submits to the registry.
@@ -42,6 +46,7 @@ impl RegisteredForm {
         RegisteredForm {
             build,
             built: OnceLock::new(),
+            checked: OnceLock::new(),
         }
     }
 
@@ -64,6 +69,14 @@ impl RegisteredForm {
 
     /// Whether this process can rebuild the form from its key: the registry holds it (it
     /// does unless the platform does not support `inventory`'s link-time collection).
+    /// The schema as answers are checked against it ([`RequestedForm::from_schema`]),
+    /// read once per process.
+    pub(crate) fn requested_form(&self) -> Result<&RequestedForm, &UnsupportedSchema> {
+        self.checked
+            .get_or_init(|| RequestedForm::from_schema(self.schema()))
+            .as_ref()
+    }
+
     pub(crate) fn is_rebuildable(&'static self) -> bool {
         lookup(self.key()).is_some()
     }

@@ -1,10 +1,13 @@
 //! The answers of one round: only the keys that were asked, decoded on demand.
 
-use rmcp::model::{InputRequest, PrimitiveSchemaDefinition};
+use std::borrow::Cow;
+
+use rmcp::model::InputRequest;
 use serde_json::Value;
 
 use super::Outcome;
-use super::recipe::{RebuildError, Recipe};
+use super::recipe::Recipe;
+use crate::form::RequestedForm;
 
 /// What is wrong with the answer to one asked key.
 ///
@@ -104,9 +107,9 @@ pub struct Answers {
 pub(crate) enum Question {
     /// The request as it was sent.
     Sent(InputRequest),
-    /// A one-field question restored from `requestState` as its builder's arguments: its
-    /// answer is checked against the field, and the request is rebuilt only for an outcome
-    /// that needs it (see [`Outcome::from_stored`]).
+    /// A one-field question or a registered form, restored from `requestState` as its
+    /// builder's arguments: its answer is checked against its form, and the request is
+    /// rebuilt only for an outcome that needs it (see [`Outcome::from_stored`]).
     Stored {
         recipe: Recipe,
         literals: &'static [&'static str],
@@ -150,12 +153,18 @@ impl StoredQuestion<'_> {
             .map_err(|error| error.to_string())
     }
 
-    /// For a one-field question (text, confirm, choice, multi-choice): that field and its
-    /// property.
-    pub(crate) fn single_field(
-        &self,
-    ) -> Option<Result<(&'static str, PrimitiveSchemaDefinition), RebuildError>> {
-        self.recipe.single_field(self.literals)
+    /// The form an answer is checked against, as
+    /// [`RequestedForm::from_schema`] reads it from the rebuilt request, without rebuilding
+    /// it: a one-field question's field, or a registered form's schema (read once per
+    /// process). `None` for any other question, or when the schema does not read (the
+    /// rebuilt request then reports why).
+    pub(crate) fn form(&self) -> Option<Cow<'static, RequestedForm>> {
+        if let Some(field) = self.recipe.single_field(self.literals) {
+            let (name, property) = field.ok()?;
+            return RequestedForm::single_field(name, &property).map(Cow::Owned);
+        }
+        let form = self.recipe.registered_form(self.literals)?.ok()?;
+        form.requested_form().ok().map(Cow::Borrowed)
     }
 }
 
@@ -252,6 +261,35 @@ mod tests {
     use super::*;
     use crate::machine::{Elicited, input};
 
+    /// A form registered the way `#[derive(Form)]` registers one.
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Profile {
+        name: String,
+        age: u32,
+        news: Option<bool>,
+    }
+
+    impl crate::form::Form for Profile {
+        fn requested_schema() -> rmcp::model::ElicitationSchema {
+            serde_json::from_value(json!({"type": "object", "properties": {
+                "name": {"type": "string", "minLength": 1, "title": "Name"},
+                "age": {"type": "integer", "minimum": 18, "maximum": 130},
+                "news": {"type": "boolean", "default": false}},
+                "required": ["name", "age"]}))
+            .unwrap()
+        }
+        fn __registered() -> Option<&'static crate::form::registry::RegisteredForm> {
+            Some(&PROFILE)
+        }
+    }
+
+    static PROFILE: crate::form::registry::RegisteredForm =
+        crate::form::registry::RegisteredForm::new(
+            <Profile as crate::form::Form>::requested_schema,
+        );
+    inventory::submit!(crate::form::registry::FormEntry(&PROFILE));
+
     fn accept(text: &str) -> Value {
         json!({"action": "accept", "content": {"text": text}})
     }
@@ -293,6 +331,7 @@ mod tests {
     fn a_stored_question_takes_answers_exactly_as_its_rebuilt_request() {
         const LITERALS: &[&str] = &["Which?", "prod", "staging"];
         let questions = [
+            input::form::<Profile>("Tell us").into_stored_parts(),
             input::text("Name?").into_stored_parts(),
             input::confirm("Sure?").into_stored_parts(),
             input::choice("Which?", ["staging", "prod", "qa"]).into_stored_parts(),
@@ -309,6 +348,11 @@ mod tests {
             json!({"action": "accept", "content": {"choices": ["prod", "staging"]}}),
             json!({"action": "accept", "content": {"choices": ["nope"]}}),
             json!({"action": "accept", "content": {}}),
+            json!({"action": "accept", "content": {"name": "Ada", "age": 36}}),
+            json!({"action": "accept", "content": {"name": "Ada", "age": 12}}),
+            json!({"action": "accept", "content": {"name": "", "age": 36, "news": true}}),
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+            json!({"action": "accept", "content": {"name": "Ada", "age": "36"}}),
             json!({"action": "accept", "content": "Ada"}),
             json!({"action": "accept"}),
             json!({"action": "decline"}),
@@ -343,13 +387,22 @@ mod tests {
         }
         for (request, recipe) in &questions {
             let recipe = recipe.stored(request, LITERALS).unwrap();
-            assert!(recipe.single_field(LITERALS).is_some(), "{recipe:?}");
+            assert!(
+                StoredQuestion {
+                    recipe: &recipe,
+                    literals: LITERALS
+                }
+                .form()
+                .is_some(),
+                "{recipe:?}"
+            );
             for response in &responses {
                 for (sent, stored) in [
                     both::<Elicited<String>>(request, &recipe, response),
                     both::<Elicited<bool>>(request, &recipe, response),
                     both::<Elicited<Vec<String>>>(request, &recipe, response),
                     both::<Elicited<Value>>(request, &recipe, response),
+                    both::<Elicited<Profile>>(request, &recipe, response),
                     both::<crate::machine::Sampled>(request, &recipe, response),
                     both::<crate::machine::Roots>(request, &recipe, response),
                 ] {

@@ -5,6 +5,8 @@
 
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
+use std::borrow::Cow;
+
 use rmcp::model::{
     CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest,
     ListRootsResult, Role,
@@ -183,7 +185,7 @@ impl<T: DeserializeOwned> Outcome for Elicited<T> {
             ElicitRequestParams::FormElicitationParams {
                 requested_schema, ..
             } => answer_to_form(key, response, || {
-                RequestedForm::from_schema(requested_schema)
+                RequestedForm::from_schema(requested_schema).map(Cow::Owned)
             }),
             _ => match elicit_result(key, response)? {
                 (ElicitationAction::Decline, _) => Ok(Elicited::Decline),
@@ -202,12 +204,8 @@ impl<T: DeserializeOwned> Outcome for Elicited<T> {
         question: StoredQuestion<'_>,
         response: Value,
     ) -> Result<Self, AnswerError> {
-        // The form `from_schema` would read from the rebuilt request, built from the field.
-        let form = match question.single_field() {
-            Some(Ok((name, property))) => RequestedForm::single_field(name, &property),
-            _ => None,
-        };
-        match form {
+        // The form `from_schema` would read from the rebuilt request, without the request.
+        match question.form() {
             Some(form) => answer_to_form(key, response, || Ok(form)),
             None => from_rebuilt(key, question, response),
         }
@@ -229,7 +227,7 @@ fn elicit_result(
 fn answer_to_form<T: DeserializeOwned>(
     key: &str,
     response: Value,
-    form: impl FnOnce() -> Result<RequestedForm, UnsupportedSchema>,
+    form: impl FnOnce() -> Result<Cow<'static, RequestedForm>, UnsupportedSchema>,
 ) -> Result<Elicited<T>, AnswerError> {
     match elicit_result(key, response)? {
         (ElicitationAction::Decline, _) => Ok(Elicited::Decline),

@@ -12,6 +12,7 @@ use rmcp::model::{InputRequest, PrimitiveSchemaDefinition};
 use serde::{Deserialize, Serialize};
 
 use super::input;
+use crate::form::registry::RegisteredForm;
 
 /// The arguments of the builder that made a request (postcard-encoded in the state).
 ///
@@ -161,6 +162,23 @@ impl Recipe {
                 .map(input::multi_choice_field),
             _ => return None,
         })
+    }
+
+    /// For [`input::form`] of a registered `#[derive(Form)]` type: that form, found and its
+    /// message resolved in the order [`rebuild`](Self::rebuild) does, so it fails where a
+    /// rebuild would. `None` for every other recipe.
+    pub(crate) fn registered_form(
+        &self,
+        literals: &[&'static str],
+    ) -> Option<Result<&'static RegisteredForm, RebuildError>> {
+        let Recipe::Form { key, message } = self else {
+            return None;
+        };
+        Some(
+            crate::form::registry::lookup(*key)
+                .ok_or(RebuildError::UnknownForm)
+                .and_then(|form| message.resolve(literals).map(|_| form)),
+        )
     }
 
     /// The request this recipe stands for, in a machine whose body has the string

@@ -590,9 +590,10 @@ type Recipes = Vec<(String, Recipe)>;
 /// state.
 type Resumable = (Vec<(String, Question)>, Recipes, Vec<u8>);
 
-/// Like `decode_payload`, for resuming: a one-field question is checked (every string it
-/// refers to resolves, as a rebuild would check) but kept as its recipe, since its answer
-/// is checked against the field alone; any other request is rebuilt.
+/// Like `decode_payload`, for resuming: a one-field question or a registered form is
+/// checked (its form is known and every string it refers to resolves, as a rebuild would
+/// check) but kept as its recipe, since its answer is checked against its form alone; any
+/// other request is rebuilt.
 fn decode_for_resume(
     payload: &[u8],
     literals: &'static [&'static str],
@@ -601,8 +602,12 @@ fn decode_for_resume(
     let asked = recipes
         .iter()
         .map(|(key, recipe)| {
-            let asked = match recipe.single_field(literals) {
-                Some(Ok(_)) => Question::Stored {
+            let checked = match recipe.single_field(literals) {
+                Some(field) => Some(field.map(drop)),
+                None => recipe.registered_form(literals).map(|form| form.map(drop)),
+            };
+            let asked = match checked {
+                Some(Ok(())) => Question::Stored {
                     recipe: recipe.clone(),
                     literals,
                 },
