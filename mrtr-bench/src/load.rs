@@ -500,33 +500,17 @@ async fn replay_batch(
     expected: &Arc<Value>,
     count: usize,
 ) -> Vec<Result<(), String>> {
-    let next = Arc::new(AtomicUsize::new(0));
-    let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..config.concurrency.max(1) {
-        let (client, url, scenario, next) = (
-            client.clone(),
-            config.url.clone(),
-            config.scenario,
-            next.clone(),
-        );
-        let (body, expected) = (body.clone(), expected.clone());
-        workers.spawn(async move {
-            let mut done = Vec::new();
-            while next.fetch_add(1, Ordering::Relaxed) < count {
-                let reply = post(&client, &url, scenario, &body).await;
-                done.push(reply.and_then(|reply| same_reply(&reply, &expected)));
-            }
-            done
-        });
-    }
-    let mut results = Vec::with_capacity(count);
-    while let Some(worker) = workers.join_next().await {
-        match worker {
-            Ok(done) => results.extend(done),
-            Err(error) => results.push(Err(format!("a replay worker stopped: {error}"))),
+    let (client, url, scenario) = (client.clone(), config.url.clone(), config.scenario);
+    let (body, expected) = (body.clone(), expected.clone());
+    in_parallel(config.concurrency, count, move || {
+        let (client, url, body, expected) =
+            (client.clone(), url.clone(), body.clone(), expected.clone());
+        async move {
+            let reply = post(&client, &url, scenario, &body).await?;
+            same_reply(&reply, &expected)
         }
-    }
-    results
+    })
+    .await
 }
 
 fn client(config: &LoadConfig) -> std::io::Result<reqwest::Client> {
@@ -543,24 +527,35 @@ async fn run_batch(
     config: &LoadConfig,
     flows: usize,
 ) -> Vec<Result<FlowRecord, String>> {
+    let (client, url, scenario) = (client.clone(), config.url.clone(), config.scenario);
+    in_parallel(config.concurrency, flows, move || {
+        let (client, url) = (client.clone(), url.clone());
+        async move { drive_flow(&client, &url, scenario).await }
+    })
+    .await
+}
+
+/// Runs `job` `count` times on `concurrency` tasks, each taking the next run when its last
+/// one is done; the results in completion order per task.
+async fn in_parallel<T, F, Fut>(concurrency: usize, count: usize, job: F) -> Vec<Result<T, String>>
+where
+    T: Send + 'static,
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = Result<T, String>> + Send,
+{
     let next = Arc::new(AtomicUsize::new(0));
     let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..config.concurrency.max(1) {
-        let (client, url, scenario, next) = (
-            client.clone(),
-            config.url.clone(),
-            config.scenario,
-            next.clone(),
-        );
+    for _ in 0..concurrency.max(1) {
+        let (job, next) = (job.clone(), next.clone());
         workers.spawn(async move {
             let mut done = Vec::new();
-            while next.fetch_add(1, Ordering::Relaxed) < flows {
-                done.push(drive_flow(&client, &url, scenario).await);
+            while next.fetch_add(1, Ordering::Relaxed) < count {
+                done.push(job().await);
             }
             done
         });
     }
-    let mut results = Vec::with_capacity(flows);
+    let mut results = Vec::with_capacity(count);
     while let Some(worker) = workers.join_next().await {
         match worker {
             Ok(done) => results.extend(done),

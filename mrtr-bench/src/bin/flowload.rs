@@ -65,27 +65,14 @@ async fn main() -> ExitCode {
     if let Some(request) = args.replay_request {
         return replay_request(&config, request, args.label).await;
     }
-    let report = match run(&config).await {
-        Ok(report) => report,
-        Err(error) => {
-            eprintln!("flowload: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut line = serde_json::to_value(&report).expect("the report serializes");
-    if let Some(label) = args.label {
-        line["label"] = label.into();
-    }
-    println!("{line}");
-    if report.failed_flows > 0 || report.verified_flows != config.flows {
-        eprintln!(
-            "flowload: {} flow(s) failed; first: {}",
+    let report = run(&config).await;
+    finish(report, args.label, config.flows, "flow", |report| {
+        (
+            report.verified_flows,
             report.failed_flows,
-            report.first_failure.as_deref().unwrap_or("-")
-        );
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+            report.first_failure.clone(),
+        )
+    })
 }
 
 async fn replay_request(config: &LoadConfig, request: usize, label: Option<String>) -> ExitCode {
@@ -93,7 +80,26 @@ async fn replay_request(config: &LoadConfig, request: usize, label: Option<Strin
         eprintln!("flowload: --replay-request counts from 1");
         return ExitCode::FAILURE;
     }
-    let report = match replay(config, request).await {
+    let report = replay(config, request).await;
+    finish(report, label, config.flows, "replay", |report| {
+        (
+            report.verified_replays,
+            report.failed_replays,
+            report.first_failure.clone(),
+        )
+    })
+}
+
+/// Prints the report as one JSON line (labelled) and exits non-zero unless all `wanted`
+/// runs were verified; `outcome` reads (verified, failed, first failure) from the report.
+fn finish<R: serde::Serialize>(
+    report: std::io::Result<R>,
+    label: Option<String>,
+    wanted: usize,
+    what: &str,
+    outcome: impl Fn(&R) -> (usize, usize, Option<String>),
+) -> ExitCode {
+    let report = match report {
         Ok(report) => report,
         Err(error) => {
             eprintln!("flowload: {error}");
@@ -105,11 +111,11 @@ async fn replay_request(config: &LoadConfig, request: usize, label: Option<Strin
         line["label"] = label.into();
     }
     println!("{line}");
-    if report.failed_replays > 0 || report.verified_replays != config.flows {
+    let (verified, failed, first_failure) = outcome(&report);
+    if failed > 0 || verified != wanted {
         eprintln!(
-            "flowload: {} replay(s) failed; first: {}",
-            report.failed_replays,
-            report.first_failure.as_deref().unwrap_or("-")
+            "flowload: {failed} {what}(s) failed; first: {}",
+            first_failure.as_deref().unwrap_or("-")
         );
         return ExitCode::FAILURE;
     }
