@@ -26,8 +26,7 @@ pub use crate::machine::{
     Suspend, SuspensionPoint,
 };
 pub use crate::machine::{DecodeError, decode_state};
-pub use crate::server::ledger::RoundPolicy;
-pub use crate::server::tasks::TaskSupport;
+pub use crate::machine::{ReplayPolicy, TaskSupport};
 
 pub use ::core;
 pub use ::std;

@@ -281,7 +281,7 @@ pub fn encode_payload(
             Ok((key.clone(), recipe))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    crate::server::engine::encode_payload(&recipes, state).map_err(|e| e.to_string())
+    crate::server::payload::encode_payload(&recipes, state).map_err(|e| e.to_string())
 }
 
 /// A payload of pending requests given as `(key, request JSON text)` (which need not be a
@@ -297,7 +297,7 @@ pub fn encode_json_payload(requests: &[(String, String)], state: &[u8]) -> Resul
         .iter()
         .map(|(key, json)| (key.clone(), Recipe::Json(json.clone())))
         .collect();
-    crate::server::engine::encode_payload(&recipes, state).map_err(|e| e.to_string())
+    crate::server::payload::encode_payload(&recipes, state).map_err(|e| e.to_string())
 }
 
 /// Splits a payload where the server does: the encoded pending requests, and the state.
@@ -326,7 +326,7 @@ pub fn pending_requests(
     payload: &[u8],
     literals: &[&'static str],
 ) -> Result<Vec<(String, InputRequest)>, String> {
-    crate::server::engine::decode_payload(payload, literals)
+    crate::server::payload::decode_payload(payload, literals)
         .map(|(requests, _, _)| requests)
         .map_err(|e| e.to_string())
 }

@@ -48,7 +48,9 @@ use serde_json::Value;
 
 use crate::machine::{InputKind, Machine};
 use crate::server::StaleStatePolicy;
-use crate::server::engine::{Answer as Served, Engine, Incoming};
+use crate::server::DEFAULT_MAX_ROUNDS_PER_CALL;
+use crate::server::mrtr::{Mrtr, MrtrRequest, RoundReply};
+use crate::server::round::{Caller, Era};
 use crate::token::{Clock, KeyId, KeyRing, ManualClock, SecretKey, StateSealer, TOKEN_PREFIX};
 
 /// The audience every [`Harness`] binds its tokens to.
@@ -113,7 +115,7 @@ pub struct Transcript<O> {
 /// assert!(round.request_state.unwrap().starts_with("mrtr3."));
 /// ```
 pub struct Harness {
-    engine: Engine,
+    mrtr: Mrtr,
     clock: Arc<ManualClock>,
     capabilities: ClientCapabilities,
     principal: Option<String>,
@@ -188,12 +190,17 @@ impl Harness {
         let clock = Arc::new(ManualClock::new(1_700_000_000));
         let shared: Arc<dyn Clock> = clock.clone();
         Harness {
-            engine: Engine {
+            mrtr: Mrtr {
                 sealer: StateSealer::new(keys).with_clock(shared),
                 audience: HARNESS_AUDIENCE.into(),
                 stale_state: StaleStatePolicy::default(),
                 states: Arc::default(),
                 rounds: None,
+                max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
+                stamp: Arc::new(crate::server::stamp::Stamp::new(
+                    &rmcp::model::Implementation::new(HARNESS_AUDIENCE, env!("CARGO_PKG_VERSION")),
+                    None,
+                )),
             },
             clock,
             capabilities: serde_json::from_value(serde_json::json!({
@@ -372,7 +379,7 @@ impl Harness {
     /// ```
     #[must_use]
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
-        Arc::make_mut(&mut self.engine.states).insert(value);
+        Arc::make_mut(&mut self.mrtr.states).insert(value);
         self
     }
 
@@ -419,7 +426,7 @@ impl Harness {
     /// ```
     #[must_use]
     pub fn stale_state(mut self, policy: StaleStatePolicy) -> Self {
-        self.engine.stale_state = policy;
+        self.mrtr.stale_state = policy;
         self
     }
 
@@ -544,7 +551,7 @@ impl Harness {
             .descriptor()
             .states
             .iter()
-            .find(|s| !self.engine.states.satisfies(s))
+            .find(|s| !self.mrtr.states.satisfies(s))
         {
             return Err(refused(ErrorData::internal_error(
                 format!(
@@ -565,19 +572,22 @@ impl Harness {
                 )));
             }
         };
-        let incoming = Incoming {
+        let request = MrtrRequest {
             arguments: &arguments,
             input_responses,
             request_state,
-            capabilities: self.capabilities.clone(),
-            principal: self.principal.clone(),
-            handoff_at: None,
+            caller: Caller {
+                capabilities: self.capabilities.clone(),
+                principal: self.principal.clone(),
+                era: Era::Stateless,
+            },
+            task_after: None,
         };
-        let (result, rejection) = self.engine.serve_explained(machine, incoming).await;
+        let (result, rejection) = self.mrtr.serve_explained(machine, request).await;
         match result {
-            Ok(Served::Complete(output)) => Ok(Reply::Complete(output)),
-            Ok(Served::InputRequired(result)) => Ok(Reply::InputRequired(result)),
-            Ok(Served::Handoff(_) | Served::Task(_)) => Err(refused(ErrorData::internal_error(
+            Ok(RoundReply::Complete(output)) => Ok(Reply::Complete(output)),
+            Ok(RoundReply::InputRequired(result)) => Ok(Reply::InputRequired(result)),
+            Ok(RoundReply::Task(_)) => Err(refused(ErrorData::internal_error(
                 "the test kit does not run tasks",
                 None,
             ))),

@@ -23,6 +23,7 @@ pub mod input;
 mod iter;
 mod kind;
 mod outcome;
+mod policy;
 mod recipe;
 mod reply;
 mod shape;
@@ -48,6 +49,7 @@ pub use input::Input;
 pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use kind::InputKind;
 pub use outcome::{Elicited, NotAccepted, Outcome, Roots, Sampled, WorkspaceRoot};
+pub use policy::{ReplayPolicy, TaskSupport};
 pub(crate) use recipe::{RebuildError, Recipe};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
 pub use state_codec::{DecodeError, decode_state};
@@ -262,11 +264,11 @@ pub struct MachineDescriptor {
     /// [`with_literals`](Self::with_literals)).
     pub literals: &'static [&'static str],
     /// How the server's round ledger protects the machine's resumed rounds (see
-    /// [`with_rounds`](Self::with_rounds)).
-    pub rounds: crate::server::ledger::RoundPolicy,
+    /// [`with_replay`](Self::with_replay)).
+    pub replay: ReplayPolicy,
     /// Whether the tool runs as a task for clients that declare the tasks extension (see
     /// [`with_task`](Self::with_task)).
-    pub task: Option<crate::server::tasks::TaskSupport>,
+    pub task: Option<TaskSupport>,
 }
 
 impl MachineDescriptor {
@@ -332,40 +334,52 @@ impl MachineDescriptor {
             fingerprint,
             states: Vec::new(),
             literals: &[],
-            rounds: crate::server::ledger::RoundPolicy::default(),
+            replay: ReplayPolicy::default(),
             task: None,
         }
     }
 
-    /// Lets the tool run as a task (`#[mrtr::tool(task = "...", mrtr_rounds = N)]`): for a
+    /// Lets the tool run as a task (`#[mrtr::tool(task = "...", task_after = N)]`): for a
     /// client that declares the tasks extension, `tools/call` answers a `CreateTaskResult`
-    /// after the first `mrtr_rounds` rounds, and the rest runs in the background.
+    /// after the first `task_after` rounds, and the rest runs in the background.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::MachineDescriptor;
-    /// use mrtr_runtime::server::tasks::TaskSupport;
+    /// use mrtr_runtime::machine::{MachineDescriptor, TaskSupport};
     /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", serde_json::Map::new()), [], 1)
-    ///     .with_task(TaskSupport::optional().after_mrtr_rounds(1));
-    /// assert_eq!(d.task, Some(TaskSupport::optional().after_mrtr_rounds(1)));
+    ///     .with_task(TaskSupport::optional().after_rounds(1));
+    /// assert_eq!(d.task, Some(TaskSupport::optional().after_rounds(1)));
     /// ```
-    pub fn with_task(mut self, task: crate::server::tasks::TaskSupport) -> Self {
+    pub fn with_task(mut self, task: TaskSupport) -> Self {
         self.task = Some(task);
         self
     }
 
     /// Sets how the server's round ledger protects the machine's resumed rounds
-    /// (`#[mrtr::tool(rounds = "...")]`).
+    /// (`#[mrtr::tool(replay = "...")]`).
     ///
     /// ```
-    /// # use mrtr_runtime::machine::MachineDescriptor;
-    /// use mrtr_runtime::server::ledger::RoundPolicy;
+    /// use mrtr_runtime::machine::{MachineDescriptor, ReplayPolicy};
     /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", serde_json::Map::new()), [], 1)
-    ///     .with_rounds(RoundPolicy::AtMostOnce);
-    /// assert_eq!(d.rounds, RoundPolicy::AtMostOnce);
+    ///     .with_replay(ReplayPolicy::AtMostOnce);
+    /// assert_eq!(d.replay, ReplayPolicy::AtMostOnce);
     /// ```
-    pub fn with_rounds(mut self, rounds: crate::server::ledger::RoundPolicy) -> Self {
-        self.rounds = rounds;
+    pub fn with_replay(mut self, policy: ReplayPolicy) -> Self {
+        self.replay = policy;
         self
+    }
+
+    /// The former name of [`with_replay`](Self::with_replay).
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use mrtr_runtime::machine::{MachineDescriptor, ReplayPolicy};
+    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("t", "d", serde_json::Map::new()), [], 1)
+    ///     .with_rounds(ReplayPolicy::AtMostOnce);
+    /// assert_eq!(d.replay, ReplayPolicy::AtMostOnce);
+    /// ```
+    #[deprecated(since = "0.1.0", note = "renamed to `with_replay`")]
+    pub fn with_rounds(self, policy: ReplayPolicy) -> Self {
+        self.with_replay(policy)
     }
 
     /// Declares the string literals of the machine's body, sorted and without duplicates (as

@@ -125,14 +125,27 @@ pub(crate) fn legacy_timeout(key: &str, method: &str, timeout: std::time::Durati
     )
 }
 
-/// Legacy session: `-32602` after the same round was answered malformed too often.
-pub(crate) fn legacy_malformed_answers(key: &str, problem: &str, asked: u32) -> ErrorData {
+/// `-32603`: the tool kept asking past the cap on rounds per call (a loop that never ends,
+/// or one the client keeps feeding); its name and the cap are in the message.
+pub(crate) fn round_cap(target: &str, cap: u32) -> ErrorData {
+    tracing::warn!(target, cap, "a call reached the cap on rounds per call");
+    ErrorData::internal_error(
+        format!(
+            "`{target}` asked for input more than {cap} times in one call, this server's limit \
+             (`max_rounds_per_call`); the call is ended"
+        ),
+        Some(serde_json::json!({ "maxRoundsPerCall": cap })),
+    )
+}
+
+/// `-32602`: an answer stayed unusable until the call reached the cap on rounds.
+pub(crate) fn unusable_answers(target: &str, key: &str, problem: &str, cap: u32) -> ErrorData {
     ErrorData::invalid_params(
         format!(
-            "the answer to `{key}` was unusable after asking {asked} more times ({problem}); \
-             the call is ended"
+            "the answer to `{key}` was unusable ({problem}) and `{target}` reached this \
+             server's limit of {cap} rounds per call asking for it again; the call is ended"
         ),
-        Some(serde_json::json!({ "key": key })),
+        Some(serde_json::json!({ "key": key, "maxRoundsPerCall": cap })),
     )
 }
 
@@ -190,15 +203,16 @@ pub(crate) fn state_too_large(size: usize, limit: usize) -> ErrorData {
             size,
             limit,
             skipped,
-            "refused a call whose requestState would exceed the size limit (client input too large)"
+            "refused a call whose kept state would exceed the size limit"
         );
     });
     ErrorData::invalid_params(
         format!(
-            "the state this call keeps between rounds is too large: its requestState would be \
-             {size} bytes, over this server's {limit}-byte limit. It holds the tool's locals that \
-             live across the suspension, which grow with the call's arguments and answers: send \
-             smaller input (tool authors: keep less across the suspension, or raise `max_state_bytes`)"
+            "the state this call keeps between rounds is too large: sealed, it would be {size} \
+             bytes, over this server's {limit}-byte limit. It holds the tool's locals that live \
+             across the suspension, which grow with the call's arguments and answers or with what \
+             the tool computes: send smaller input if yours is large (tool authors: keep less \
+             across the suspension, or raise `max_state_bytes`)"
         ),
         None,
     )
@@ -364,16 +378,22 @@ mod tests {
                 Some(json!({"key": "k", "method": "sampling/createMessage", "timeoutMs": 1500})),
             ),
             (
-                legacy_malformed_answers("k", "not a number", 3),
+                unusable_answers("t", "k", "not a number", 3),
                 -32602,
-                "unusable after asking 3 more times (not a number)",
-                Some(json!({"key": "k"})),
+                "the answer to `k` was unusable (not a number) and `t` reached this server's limit of 3 rounds",
+                Some(json!({"key": "k", "maxRoundsPerCall": 3})),
+            ),
+            (
+                round_cap("t", 3),
+                -32603,
+                "`t` asked for input more than 3 times in one call",
+                Some(json!({"maxRoundsPerCall": 3})),
             ),
             (legacy_cancelled(), -32603, "cancelled", None),
             (
                 state_too_large(9000, 4096),
                 -32602,
-                "9000 bytes, over this server's 4096-byte limit",
+                "sealed, it would be 9000 bytes, over this server's 4096-byte limit",
                 None,
             ),
             (

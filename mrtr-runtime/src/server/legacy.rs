@@ -9,9 +9,11 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use rmcp::model::{
-    CancelledNotificationParam, ClientCapabilities, ClientResult, ElicitRequestParams,
-    InputRequest, ProtocolVersion, ServerRequest,
+    CancelledNotificationParam, ClientResult, ElicitRequestParams, InputRequest, JsonObject,
+    ServerRequest,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use rmcp::{ErrorData, RoleServer};
@@ -19,10 +21,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::engine::{Engine, Incoming};
 use super::errors;
-use crate::error::ErrorChain;
-use crate::machine::{AnswerProblem, Answers, InputKind, Machine, Resume, Run, Step, StepError};
+use super::round::{Caller, Resumed, RoundInput, RoundLimits, RoundOutcome, Start, step_round};
+use crate::machine::{Answers, AppStates, Machine, Resume};
 
 /// How long a legacy client may take to answer one server→client request, unless
 /// [`McpServerBuilder::legacy_request_timeout`](super::McpServerBuilder::legacy_request_timeout)
@@ -33,21 +34,22 @@ use crate::machine::{AnswerProblem, Answers, InputKind, Machine, Resume, Run, St
 /// ```
 pub const DEFAULT_LEGACY_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// How often one round is asked again after malformed answers before the call fails
-/// (an MRTR client decides itself whether to retry; a session client cannot, so bound it).
-pub(crate) const MAX_REASKS: u32 = 8;
-
 /// Where a legacy call's requests go, and the limits that apply.
 pub(crate) struct Session<'a> {
     pub(crate) peer: &'a Peer<RoleServer>,
     /// Cancelled on `notifications/cancelled` for the call, or when the session ends.
     pub(crate) ct: &'a CancellationToken,
-    pub(crate) version: ProtocolVersion,
     pub(crate) timeout: Duration,
 }
 
-/// One suspension: its requests and the state it encoded.
-type Round = (Vec<(String, InputRequest)>, Vec<u8>);
+/// One legacy call: what the round core needs besides the session.
+pub(crate) struct LegacyCall<'a> {
+    pub(crate) arguments: &'a JsonObject,
+    /// Its era is the session's revision.
+    pub(crate) caller: Caller,
+    pub(crate) states: &'a Arc<AppStates>,
+    pub(crate) limits: RoundLimits,
+}
 
 /// Why one server→client request produced no answer.
 enum AskFailure {
@@ -57,161 +59,84 @@ enum AskFailure {
     Failed(ErrorData),
 }
 
-impl Engine {
-    /// Runs `machine` to completion over a legacy session.
-    pub(crate) async fn drive<M: Machine + ?Sized>(
-        &self,
-        machine: &M,
-        incoming: Incoming<'_>,
-        session: Session<'_>,
-    ) -> Result<M::Output, ErrorData> {
-        let descriptor = machine.descriptor();
-        let span = tracing::info_span!(
-            "mrtr.legacy",
-            method = descriptor.method().as_str(),
-            target = descriptor.name(),
-            version = session.version.as_str(),
-            rounds = tracing::field::Empty,
-            outcome = tracing::field::Empty,
-        );
-        self.drive_in_span(machine, incoming, session)
-            .instrument(span)
-            .await
-    }
+/// Runs `machine` to completion over a legacy session: each round's questions go to the
+/// client as server→client requests, and the replies resume the machine.
+pub(crate) async fn drive<M: Machine + ?Sized>(
+    machine: &M,
+    call: LegacyCall<'_>,
+    session: Session<'_>,
+) -> Result<M::Output, ErrorData> {
+    let descriptor = machine.descriptor();
+    let version = match &call.caller.era {
+        super::round::Era::Session(version) => version.as_str().to_owned(),
+        super::round::Era::Stateless => String::new(),
+    };
+    let span = tracing::info_span!(
+        "mrtr.legacy",
+        method = descriptor.method().as_str(),
+        target = descriptor.name(),
+        version = version.as_str(),
+        rounds = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    );
+    drive_in_span(machine, call, session).instrument(span).await
+}
 
-    async fn drive_in_span<M: Machine + ?Sized>(
-        &self,
-        machine: &M,
-        incoming: Incoming<'_>,
-        session: Session<'_>,
-    ) -> Result<M::Output, ErrorData> {
-        let span = tracing::Span::current();
-        let name = machine.descriptor().name().to_string();
-        let mut resume: Option<Resume> = None;
-        // The last suspension: what a malformed answer asks again.
-        let mut asked: Option<Round> = None;
-        let mut completed_rounds = 0u32;
-        let mut reasks = 0u32;
-        loop {
-            if session.ct.is_cancelled() {
+async fn drive_in_span<M: Machine + ?Sized>(
+    machine: &M,
+    call: LegacyCall<'_>,
+    session: Session<'_>,
+) -> Result<M::Output, ErrorData> {
+    let span = tracing::Span::current();
+    let descriptor = machine.descriptor();
+    let mut start = Start::Fresh {
+        early_answers: Default::default(),
+    };
+    loop {
+        if session.ct.is_cancelled() {
+            span.record("outcome", "cancelled");
+            return Err(errors::legacy_cancelled());
+        }
+        let input = RoundInput {
+            arguments: call.arguments,
+            caller: &call.caller,
+            states: call.states,
+            limits: call.limits,
+            task_after: None,
+            start,
+            literals: descriptor.literals,
+        };
+        let outcome = step_round(machine, input).await;
+        span.record("outcome", outcome.label());
+        let ask = match outcome {
+            RoundOutcome::Done(output) => return Ok(output),
+            RoundOutcome::Ask(ask) => ask,
+            RoundOutcome::Failed(error) => {
+                return Err(error.to_error(descriptor.name(), &call.caller.era));
+            }
+            RoundOutcome::HandOff(_) => {
+                return Err(errors::internal("a legacy call handed off to a task"));
+            }
+        };
+        span.record("rounds", ask.round);
+        let responses = match ask_round(&ask.requests, &session).await {
+            Ok(responses) => responses,
+            Err(AskFailure::Cancelled) => {
                 span.record("outcome", "cancelled");
                 return Err(errors::legacy_cancelled());
             }
-            span.record("rounds", completed_rounds);
-            let cx = self.request_cx(
-                &incoming.capabilities,
-                &incoming.principal,
-                completed_rounds,
-            );
-            let run = Run {
-                arguments: incoming.arguments,
-                resume: resume.take(),
-                cx: &cx,
-            };
-            let (requests, state) = match super::unwind::step_catching_panics(machine, run).await {
-                Ok(Step::Done(output)) => {
-                    span.record("outcome", "complete");
-                    return Ok(output);
-                }
-                Ok(Step::Suspend(suspend)) => {
-                    completed_rounds += 1;
-                    reasks = 0;
-                    suspend.into_parts()
-                }
-                Err(StepError::Answer(problem))
-                    if *problem.problem() != AnswerProblem::NotAsked =>
-                {
-                    let Some(last) = asked.take() else {
-                        return Err(errors::internal(&format!(
-                            "machine took an answer on a fresh call: {problem}"
-                        )));
-                    };
-                    reasks += 1;
-                    if reasks > MAX_REASKS {
-                        span.record("outcome", "too many malformed answers");
-                        return Err(errors::legacy_malformed_answers(
-                            problem.key(),
-                            &problem.problem().to_string(),
-                            MAX_REASKS,
-                        ));
-                    }
-                    tracing::info!(key = problem.key(), problem = %problem.problem(), "asking again");
-                    last
-                }
-                Err(error) => {
-                    span.record("outcome", "error");
-                    return Err(step_error(&name, error));
-                }
-            };
-            if let Err(error) = check_declared(&requests, &incoming.capabilities, &session.version)
-            {
-                span.record("outcome", "missing capability");
+            Err(AskFailure::Failed(error)) => {
+                span.record("outcome", "client failed");
                 return Err(error);
             }
-            let responses = match ask_round(&requests, &session).await {
-                Ok(responses) => responses,
-                Err(AskFailure::Cancelled) => {
-                    span.record("outcome", "cancelled");
-                    return Err(errors::legacy_cancelled());
-                }
-                Err(AskFailure::Failed(error)) => {
-                    span.record("outcome", "client failed");
-                    return Err(error);
-                }
-            };
-            let answers = Answers::new(requests.clone(), responses);
-            resume = Some(Resume::new(state.clone(), answers));
-            asked = Some((requests, state));
-        }
-    }
-}
-
-/// The same mapping the MRTR path uses; a state cannot be tampered with here, so a
-/// mismatch is a bug.
-fn step_error(name: &str, error: StepError) -> ErrorData {
-    match error {
-        StepError::InvalidArguments(cause) => errors::invalid_arguments(&*cause),
-        error @ StepError::Unstorable { .. } => errors::unstorable_state(name, &error),
-        other => errors::internal(&ErrorChain(&other).to_string()),
-    }
-}
-
-/// The first protocol revision that has `kind`, if it is newer than 2024-11-05.
-fn introduced_in(kind: InputKind) -> Option<ProtocolVersion> {
-    match kind {
-        InputKind::FormElicitation => Some(ProtocolVersion::V_2025_06_18),
-        InputKind::UrlElicitation | InputKind::SamplingWithTools => {
-            Some(ProtocolVersion::V_2025_11_25)
-        }
-        InputKind::Sampling | InputKind::Roots => None,
-    }
-}
-
-/// Refuses a round that asks for something the session's revision lacks or its
-/// `initialize` did not declare; nothing of the round is sent then.
-fn check_declared(
-    requests: &[(String, InputRequest)],
-    capabilities: &ClientCapabilities,
-    version: &ProtocolVersion,
-) -> Result<(), ErrorData> {
-    let mut kinds: Vec<InputKind> = requests.iter().map(|(_, r)| InputKind::of(r)).collect();
-    kinds.sort();
-    kinds.dedup();
-    if let Some((kind, since)) = kinds.iter().find_map(|kind| {
-        introduced_in(*kind)
-            .filter(|since| version.as_str() < since.as_str())
-            .map(|since| (*kind, since))
-    }) {
-        return Err(errors::legacy_not_in_revision(kind, version, &since));
-    }
-    let undeclared: Vec<InputKind> = kinds
-        .into_iter()
-        .filter(|kind| !kind.is_declared_by(capabilities))
-        .collect();
-    if undeclared.is_empty() {
-        Ok(())
-    } else {
-        Err(errors::legacy_missing_capabilities(&undeclared))
+        };
+        let asked = ask.asked();
+        start = Start::Resumed(Resumed {
+            resume: Resume::new(ask.state, Answers::new(ask.requests, responses)),
+            asked,
+            round: ask.round,
+            through_client: false,
+        });
     }
 }
 
@@ -363,50 +288,6 @@ fn result_value(result: ClientResult) -> Result<Value, String> {
 mod tests {
     use super::*;
     use crate::machine::input;
-    use rmcp::model::ErrorCode;
-    use serde_json::json;
-
-    fn caps(value: Value) -> ClientCapabilities {
-        serde_json::from_value(value).unwrap()
-    }
-
-    #[test]
-    fn undeclared_kinds_are_refused_before_sending() {
-        let requests = vec![("ask_0".to_string(), input::confirm("Sure?").into_request())];
-        let error = check_declared(&requests, &caps(json!({})), &ProtocolVersion::V_2025_11_25)
-            .unwrap_err();
-        assert_eq!(error.code, ErrorCode::INVALID_REQUEST, "{error:?}");
-        assert!(error.message.contains("elicitation"), "{}", error.message);
-        assert!(
-            check_declared(
-                &requests,
-                &caps(json!({"elicitation": {}})),
-                &ProtocolVersion::V_2025_11_25
-            )
-            .is_ok()
-        );
-    }
-
-    #[test]
-    fn revisions_without_elicitation_say_so() {
-        let requests = vec![("ask_0".to_string(), input::confirm("Sure?").into_request())];
-        let error = check_declared(
-            &requests,
-            &caps(json!({"elicitation": {}})),
-            &ProtocolVersion::V_2025_03_26,
-        )
-        .unwrap_err();
-        assert!(error.message.contains("2025-03-26"), "{}", error.message);
-        let roots = vec![("roots_0".to_string(), input::roots().into_request())];
-        assert!(
-            check_declared(
-                &roots,
-                &caps(json!({"roots": {}})),
-                &ProtocolVersion::V_2024_11_05
-            )
-            .is_ok()
-        );
-    }
 
     #[test]
     fn url_elicitations_get_an_id() {

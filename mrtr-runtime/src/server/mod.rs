@@ -17,16 +17,19 @@
 //! ```
 
 mod build_error;
-pub(crate) mod engine;
 mod errors;
 #[cfg(feature = "server-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server-http")))]
 pub mod http;
 pub mod ledger;
 mod legacy;
+pub(crate) mod mrtr;
+pub(crate) mod payload;
 mod principal;
 mod ratelimit;
 mod registry;
+pub(crate) mod round;
+pub(crate) mod stamp;
 pub mod tasks;
 mod unwind;
 
@@ -46,19 +49,21 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 pub use build_error::BuildError;
-pub use engine::StaleStatePolicy;
 pub use legacy::DEFAULT_LEGACY_REQUEST_TIMEOUT;
+pub use mrtr::StaleStatePolicy;
+pub use round::DEFAULT_MAX_ROUNDS_PER_CALL;
 pub use principal::{Principal, PrincipalResolver};
 
 use crate::machine::{AppStates, Listing, Machine, MachineDescriptor};
 use crate::token::{Clock, KeyRing, StateSealer, SystemClock};
-use engine::{Answer, Engine, Guard, Incoming, Served};
+use mrtr::{Mrtr, MrtrRequest, RoundReply};
+use round::{Caller, Era, RoundLimits};
+use stamp::{Stamp, WithServerInfo};
+use tracing::Instrument as _;
 use ledger::RoundLedger;
 use registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
-use serde::Deserialize;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use tasks::{MemoryTaskStore, TaskSettings, TaskStore, Tasks};
 
 /// Every `State<T>` a machine takes must be registered.
@@ -127,15 +132,13 @@ struct LegacyServing {
 }
 
 struct Inner<F> {
-    engine: Engine,
+    mrtr: Mrtr,
     info: Implementation,
     tools: Registry<dyn Machine<Output = CallToolResult>>,
     prompts: Registry<dyn Machine<Output = GetPromptResult>>,
     resources: Registry<dyn Machine<Output = ReadResourceResult>>,
     principal: PrincipalResolver,
     legacy: LegacyServing,
-    /// What every result's `_meta` is stamped with.
-    stamp: Arc<Stamp>,
     /// The tasks extension, when a tool may run as a task.
     tasks: Option<Arc<Tasks>>,
     fallback: F,
@@ -175,6 +178,7 @@ pub struct McpServerBuilder {
     instance: Option<String>,
     task_store: Option<Arc<dyn TaskStore>>,
     task_settings: TaskSettings,
+    max_rounds: u32,
 }
 
 impl McpServer<NoFallback> {
@@ -213,6 +217,7 @@ impl McpServer<NoFallback> {
             instance: None,
             task_store: None,
             task_settings: TaskSettings::default(),
+            max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
         }
     }
 }
@@ -326,7 +331,7 @@ impl McpServerBuilder {
     /// Protects resumed rounds with a round ledger (see [`ledger`]): each is claimed before
     /// its code runs and its outcome recorded, so a presented-again round answers the same
     /// response instead of running again. Applies to every machine except those marked
-    /// [`RoundPolicy::Unprotected`](ledger::RoundPolicy::Unprotected).
+    /// [`ReplayPolicy::Unprotected`](crate::machine::ReplayPolicy::Unprotected).
     ///
     /// ```
     /// use mrtr_runtime::server::ledger::MemoryLedger;
@@ -340,7 +345,7 @@ impl McpServerBuilder {
     /// How long a running round's claim holds without renewal (default 30 s). The instance
     /// running it renews it every third of this; if the instance dies, the round may run
     /// again this long after its last renewal (never, for
-    /// [`RoundPolicy::AtMostOnce`](ledger::RoundPolicy::AtMostOnce) machines).
+    /// [`ReplayPolicy::AtMostOnce`](crate::machine::ReplayPolicy::AtMostOnce) machines).
     ///
     /// ```
     /// # use std::time::Duration;
@@ -438,10 +443,36 @@ impl McpServerBuilder {
     ///
     /// ```
     /// use std::sync::{Arc, atomic::AtomicU64};
-    /// let b = mrtr_runtime::server::McpServer::builder("demo").state(Arc::new(AtomicU64::new(0)));
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").app_state(Arc::new(AtomicU64::new(0)));
     /// ```
-    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+    pub fn app_state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.states.insert(value);
+        self
+    }
+
+    /// The former name of [`app_state`](Self::app_state) (`state` read as the sealed
+    /// `requestState`, which `state_ttl` and `max_state_bytes` are about).
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").state(7u8);
+    /// ```
+    #[deprecated(since = "0.1.0", note = "renamed to `app_state`")]
+    pub fn state<T: Clone + Send + Sync + 'static>(self, value: T) -> Self {
+        self.app_state(value)
+    }
+
+    /// How many rounds one call may take (default [`DEFAULT_MAX_ROUNDS_PER_CALL`], 64).
+    /// Every time a call asks — a new question, or the same one again after an unusable
+    /// answer — is a round, on every carrier (MRTR, legacy sessions, tasks). Past it the
+    /// call ends with an error naming the tool and the limit: `-32603` when the tool kept
+    /// asking, `-32602` when an answer stayed unusable.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").max_rounds_per_call(200);
+    /// ```
+    pub fn max_rounds_per_call(mut self, rounds: u32) -> Self {
+        self.max_rounds = rounds.max(1);
         self
     }
 
@@ -519,7 +550,7 @@ impl McpServerBuilder {
         if self.ledger.is_none()
             && let Some(machine) = descriptors
                 .iter()
-                .find(|d| d.rounds == ledger::RoundPolicy::AtMostOnce)
+                .find(|d| d.replay == crate::machine::ReplayPolicy::AtMostOnce)
         {
             return Err(BuildError::AtMostOnceWithoutLedger {
                 machine: machine.name().to_owned(),
@@ -544,20 +575,24 @@ impl McpServerBuilder {
             .cloned()
             .collect();
         let stamp = Arc::new(Stamp::new(&self.info, self.instance));
+        let limits = RoundLimits {
+            max_rounds: self.max_rounds,
+            max_state_bytes: sealer.max_token_bytes(),
+        };
         let tasks = (!task_tools.is_empty() || self.task_store.is_some()).then(|| {
-            let stamp = Arc::clone(&stamp);
             Tasks::new(
                 self.task_store
                     .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
                 self.task_settings,
                 Arc::clone(&states),
                 task_tools,
-                Box::new(move |meta| stamp.apply(meta)),
+                Arc::clone(&stamp),
+                limits,
             )
         });
         Ok(McpServer {
             inner: Arc::new(Inner {
-                engine: Engine {
+                mrtr: Mrtr {
                     sealer,
                     audience,
                     stale_state: self.stale_state,
@@ -565,6 +600,8 @@ impl McpServerBuilder {
                     rounds: self.ledger.map(|ledger| {
                         ledger::rounds::Rounds::new(ledger, self.round_lease, self.round_wait)
                     }),
+                    max_rounds: self.max_rounds,
+                    stamp,
                 },
                 info: self.info,
                 tools: self.tools,
@@ -574,7 +611,6 @@ impl McpServerBuilder {
                     .principal
                     .unwrap_or_else(|| Arc::new(principal::default_principal)),
                 legacy: self.legacy,
-                stamp,
                 tasks,
                 fallback,
             }),
@@ -601,7 +637,7 @@ impl<F> McpServer<F> {
     /// assert_eq!(server.audience(), "demo");
     /// ```
     pub fn audience(&self) -> &str {
-        &self.inner.engine.audience
+        &self.inner.mrtr.audience
     }
 
     /// The handler requests fall back to.
@@ -628,55 +664,63 @@ impl<F> McpServer<F> {
         R: From<O> + From<rmcp::model::InputRequiredResult>,
     {
         let arguments = arguments.unwrap_or_else(|| empty_arguments());
-        let incoming = self.incoming(context, arguments, input_responses, request_state, None);
-        if let Some(version) = self.legacy_version(context) {
-            let session = legacy::Session {
-                peer: &context.peer,
-                ct: &context.ct,
-                version,
-                timeout: self.inner.legacy.request_timeout,
-            };
-            let mut result =
-                Box::pin(self.inner.engine.drive(machine.as_ref(), incoming, session)).await?;
+        let caller = self.caller(context);
+        if let Era::Session(_) = caller.era {
+            let mut result = Box::pin(self.run_legacy(machine.as_ref(), context, arguments, caller))
+                .await?;
             if let Some(meta) = result.meta_mut() {
                 self.stamp(meta);
             }
             return Ok(R::from(result));
         }
-        let stamp = &self.inner.stamp;
-        let finish = |served: &mut Served<O>| match served {
-            Ok(Answer::Complete(result)) => {
-                if let Some(meta) = result.meta_mut() {
-                    stamp.apply(meta);
-                }
-            }
-            Ok(Answer::InputRequired(result)) => stamp.apply(&mut result.meta),
-            Ok(Answer::Task(created)) => stamp.apply(&mut created.meta),
-            Ok(Answer::Handoff(_)) | Err(_) => {}
+        let request = MrtrRequest {
+            arguments,
+            input_responses,
+            request_state,
+            caller,
+            task_after: None,
         };
-        let guard = Guard {
-            encode: encode_outcome::<O>,
-            decode: decode_outcome::<O>,
-            finish: &finish,
-            hand_off: None,
-        };
-        // Boxed: the engine's future is kilobytes, and every future around it (rmcp's
+        let span = Mrtr::span(machine.descriptor(), &request);
+        // Boxed: the carrier's future is kilobytes, and every future around it (rmcp's
         // request handling, the spawned task) would otherwise carry and copy it per request.
-        Ok(
-            match Box::pin(
-                self.inner
-                    .engine
-                    .serve_guarded(machine.as_ref(), incoming, &guard),
-            )
-            .await?
-            {
-                Answer::Complete(result) => R::from(result),
-                Answer::InputRequired(result) => R::from(result),
-                Answer::Handoff(_) | Answer::Task(_) => {
-                    return Err(errors::internal("a handoff to a task without tasks"));
-                }
-            },
-        )
+        let served = Box::pin(self.inner.mrtr.serve(machine.as_ref(), request).instrument(span));
+        match served.await? {
+            RoundReply::Complete(result) => Ok(R::from(result)),
+            RoundReply::InputRequired(result) => Ok(R::from(result)),
+            RoundReply::Task(_) => Err(errors::internal(
+                "a task from a machine that does not run as one",
+            )),
+        }
+    }
+
+    /// Drives a call of a legacy session to its end.
+    async fn run_legacy<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        context: &RequestContext<RoleServer>,
+        arguments: &JsonObject,
+        caller: Caller,
+    ) -> Result<M::Output, ErrorData> {
+        let call = legacy::LegacyCall {
+            arguments,
+            caller,
+            states: &self.inner.mrtr.states,
+            limits: self.limits(),
+        };
+        let session = legacy::Session {
+            peer: &context.peer,
+            ct: &context.ct,
+            timeout: self.inner.legacy.request_timeout,
+        };
+        legacy::drive(machine, call, session).await
+    }
+
+    /// The limits every round of this server is held to.
+    fn limits(&self) -> RoundLimits {
+        RoundLimits {
+            max_rounds: self.inner.mrtr.max_rounds,
+            max_state_bytes: self.inner.mrtr.max_state_bytes(),
+        }
     }
 
     /// Serves a `tools/call` of a task tool for a client that declared the tasks
@@ -690,63 +734,64 @@ impl<F> McpServer<F> {
         arguments: Option<JsonObject>,
         input_responses: Option<rmcp::model::InputResponses>,
         request_state: Option<String>,
-        mrtr_rounds: u32,
+        task_after: u32,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = arguments.unwrap_or_default();
-        let incoming = self.incoming(
-            context,
-            &arguments,
+        let caller = self.caller(context);
+        let task_caller = caller.clone();
+        let request = MrtrRequest {
+            arguments: &arguments,
             input_responses,
             request_state,
-            Some(mrtr_rounds),
-        );
-        let (capabilities, principal) = (incoming.capabilities.clone(), incoming.principal.clone());
-        let stamp = &self.inner.stamp;
-        let finish = |served: &mut Served<CallToolResult>| match served {
-            Ok(Answer::Complete(result)) => stamp.apply(&mut result.meta),
-            Ok(Answer::InputRequired(result)) => stamp.apply(&mut result.meta),
-            Ok(Answer::Task(created)) => stamp.apply(&mut created.meta),
-            Ok(Answer::Handoff(_)) | Err(_) => {}
+            caller,
+            task_after: Some(task_after),
         };
-        // The task is created inside the claimed round, so the round ledger records it as
-        // the round's outcome: a re-sent round gets the same task back.
-        let (task_machine, tasks, task_arguments) =
-            (machine.clone(), tasks.clone(), arguments.clone());
-        let hand_off = move |handoff| {
-            let (tasks, machine) = (tasks.clone(), task_machine.clone());
-            let (arguments, capabilities) = (task_arguments.clone(), capabilities.clone());
-            let principal = principal.clone();
-            Box::pin(async move {
-                tasks
-                    .create(machine, handoff, arguments, capabilities, principal)
-                    .await
-                    .map(Answer::Task)
-            }) as futures::future::BoxFuture<'static, Served<CallToolResult>>
-        };
-        let guard = Guard {
-            encode: encode_outcome::<CallToolResult>,
-            decode: decode_outcome::<CallToolResult>,
-            finish: &finish,
-            hand_off: Some(&hand_off),
+        let span = Mrtr::span(machine.descriptor(), &request);
+        let mrtr = &self.inner.mrtr;
+        let served = async {
+            let mut pass = match mrtr.begin(machine.descriptor(), request).await {
+                Ok(mrtr::Begun::Run(pass)) => pass,
+                Ok(mrtr::Begun::Replayed(recorded)) => return Mrtr::replayed(&recorded),
+                Err((error, _)) => return Err(error),
+            };
+            let (input, held) = pass.round_input(&mrtr.states, mrtr.max_rounds, mrtr.max_state_bytes());
+            // The task is created inside the claimed round, so the round ledger records it as
+            // the round's reply: a re-sent round gets the same task back.
+            let stepped = mrtr
+                .renewing(held, async {
+                    match round::step_round(machine.as_ref(), input).await {
+                        round::RoundOutcome::HandOff(handoff) => {
+                            let Caller {
+                                capabilities,
+                                principal,
+                                ..
+                            } = task_caller;
+                            let created = tasks
+                                .create(machine.clone(), handoff, arguments.clone(), capabilities, principal)
+                                .await;
+                            Err(created.map(RoundReply::Task))
+                        }
+                        outcome => Ok(outcome),
+                    }
+                })
+                .await;
+            let reply = match stepped {
+                Ok(outcome) => mrtr.reply(&mut pass, outcome),
+                Err(created) => created,
+            };
+            mrtr.conclude(pass, reply).await
         };
         // Boxed for the reason given in `run_machine`.
-        match Box::pin(
-            self.inner
-                .engine
-                .serve_guarded(machine.as_ref(), incoming, &guard),
-        )
-        .await?
-        {
-            Answer::Complete(result) => Ok(result.into()),
-            Answer::InputRequired(result) => Ok(result.into()),
-            Answer::Task(created) => Ok(CallToolResponse::Task(created)),
-            Answer::Handoff(_) => Err(errors::internal("a handoff to a task was not created")),
+        match Box::pin(served.instrument(span)).await? {
+            RoundReply::Complete(result) => Ok(result.into()),
+            RoundReply::InputRequired(result) => Ok(result.into()),
+            RoundReply::Task(created) => Ok(CallToolResponse::Task(created)),
         }
     }
 
     /// Stamps `serverInfo` and the instance id into a result's `_meta`.
     fn stamp(&self, meta: &mut Option<MetaObject>) {
-        self.inner.stamp.apply(meta);
+        self.inner.mrtr.stamp.apply(meta);
     }
 
     /// The protocol version of a legacy session this request belongs to, when such
@@ -764,21 +809,15 @@ impl<F> McpServer<F> {
         })
     }
 
-    fn incoming<'a>(
-        &self,
-        context: &RequestContext<RoleServer>,
-        arguments: &'a JsonObject,
-        input_responses: Option<rmcp::model::InputResponses>,
-        request_state: Option<String>,
-        handoff_at: Option<u32>,
-    ) -> Incoming<'a> {
-        Incoming {
-            arguments,
-            input_responses,
-            request_state,
+    /// Who asks: the request's declared capabilities, its principal, and its era.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
+        Caller {
             capabilities: context.client_capabilities().unwrap_or_default(),
             principal: (self.inner.principal)(context),
-            handoff_at,
+            era: match self.legacy_version(context) {
+                Some(version) => Era::Session(version),
+                None => Era::Stateless,
+            },
         }
     }
 
@@ -794,47 +833,6 @@ impl<F> McpServer<F> {
             .filter(|_| declared && self.legacy_version(context).is_none())
     }
 }
-
-/// A result whose `_meta` carries `serverInfo`.
-trait WithServerInfo {
-    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>>;
-}
-
-impl WithServerInfo for CallToolResult {
-    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
-        Some(&mut self.meta)
-    }
-}
-
-impl WithServerInfo for GetPromptResult {
-    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
-        Some(&mut self.meta)
-    }
-}
-
-impl WithServerInfo for ReadResourceResult {
-    fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
-        Some(&mut self.meta)
-    }
-}
-
-macro_rules! with_server_info_meta {
-    ($($result:ty),*) => {$(
-        impl WithServerInfo for $result {
-            fn meta_mut(&mut self) -> Option<&mut Option<MetaObject>> {
-                Some(&mut self.meta)
-            }
-        }
-    )*};
-}
-
-with_server_info_meta!(
-    ListToolsResult,
-    ListPromptsResult,
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    CompleteResult
-);
 
 impl<F> McpServer<F> {
     /// Stamps `serverInfo` into a result's `_meta` (2026-07-28 asks it of every result).
@@ -864,68 +862,6 @@ impl<F> McpServer<F> {
         }
     }
 }
-
-/// How a finished outcome is kept in the round ledger.
-#[derive(Serialize, Deserialize)]
-enum RecordedOutcome<O> {
-    Complete(O),
-    InputRequired(rmcp::model::InputRequiredResult),
-    Error(ErrorData),
-    Task(rmcp::model::CreateTaskResult),
-}
-
-fn encode_outcome<O: Serialize>(served: &Served<O>) -> Option<Vec<u8>> {
-    let recorded = match served {
-        Ok(Answer::Complete(result)) => RecordedOutcome::Complete(result),
-        Ok(Answer::InputRequired(result)) => RecordedOutcome::InputRequired(result.clone()),
-        Ok(Answer::Task(created)) => RecordedOutcome::Task(created.clone()),
-        // Not an answer (no task was made of it): nothing to replay.
-        Ok(Answer::Handoff(_)) => return None,
-        Err(error) => RecordedOutcome::Error(error.clone()),
-    };
-    serde_json::to_vec(&recorded).ok()
-}
-
-fn decode_outcome<O: DeserializeOwned>(bytes: &[u8]) -> Option<Served<O>> {
-    Some(match serde_json::from_slice(bytes).ok()? {
-        RecordedOutcome::Complete(result) => Ok(Answer::Complete(result)),
-        RecordedOutcome::InputRequired(result) => Ok(Answer::InputRequired(result)),
-        RecordedOutcome::Error(error) => Err(error),
-        RecordedOutcome::Task(created) => Ok(Answer::Task(created)),
-    })
-}
-
-/// What every result's `_meta` carries: `serverInfo` (2026-07-28 asks it of every
-/// response) and, when set, the instance id. Serialized once, when the server is built.
-struct Stamp {
-    server_info: Value,
-    instance: Option<Value>,
-}
-
-impl Stamp {
-    fn new(info: &Implementation, instance: Option<String>) -> Self {
-        Stamp {
-            server_info: serde_json::to_value(info).unwrap_or_default(),
-            instance: instance.map(Value::String),
-        }
-    }
-
-    /// Stamps `meta`, keeping what a result already says under either key.
-    fn apply(&self, meta: &mut Option<MetaObject>) {
-        let meta = &mut meta.get_or_insert_default().0;
-        if !self.server_info.is_null() {
-            meta.entry(SERVER_INFO_META_KEY)
-                .or_insert_with(|| self.server_info.clone());
-        }
-        if let Some(instance) = &self.instance {
-            meta.entry(INSTANCE_META_KEY)
-                .or_insert_with(|| instance.clone());
-        }
-    }
-}
-
-const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
-const INSTANCE_META_KEY: &str = "io.mrtr/instance";
 
 /// Adds the machine's input kinds to its listing's `_meta`.
 fn with_input_kinds(
@@ -1072,7 +1008,7 @@ impl<F: ServerHandler> McpServer<F> {
                         arguments,
                         input_responses,
                         request_state,
-                        support.mrtr_rounds,
+                        support.after_rounds,
                     ))
                     .await;
                 }

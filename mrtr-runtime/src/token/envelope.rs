@@ -49,6 +49,21 @@ impl Envelope {
         bytes
     }
 
+    /// The length of [`encode`](Self::encode)'s output for `round` and a payload of
+    /// `payload_len` bytes.
+    ///
+    /// ```
+    /// # #[cfg(feature = "token-internals")] {
+    /// use mrtr_runtime::token::internals::Envelope;
+    /// let e = Envelope { fingerprint: 1, expires_at: 2, round: 300, payload: vec![0; 9] };
+    /// assert_eq!(Envelope::encoded_len(300, 9), e.encode().len());
+    /// # }
+    /// ```
+    pub fn encoded_len(round: u32, payload_len: usize) -> usize {
+        let round_len = postcard::experimental::serialized_size(&round).unwrap_or(5);
+        (FIXED_LEN + round_len).saturating_add(payload_len)
+    }
+
     /// Decodes a plaintext whose first byte is [`FORMAT_VERSION`].
     pub fn decode(bytes: &[u8]) -> Result<Self, Rejection> {
         match bytes.first() {

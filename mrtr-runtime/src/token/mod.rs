@@ -59,7 +59,7 @@ pub(crate) use binding::{Binding, BoundMethod, canonical_json};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use envelope::{Envelope, FORMAT_VERSION};
 pub use keyring::{KEYS_ENV_VAR, KeyId, KeyRing, KeyRingError, SecretKey};
-pub(crate) use sealer::{SealError, SealInput, StateSealer};
+pub(crate) use sealer::{SealError, SealInput, StateSealer, sealed_len};
 
 /// The token's wire internals, for the repository's own test vectors, property tests,
 /// fuzz targets and benchmarks. **Not covered by semver**; enabled by the

@@ -199,8 +199,7 @@ impl StateSealer {
         nonce: [u8; NONCE_LEN],
     ) -> Result<String, SealError> {
         let raw_len = HEADER_LEN + plaintext.len() + TAG_LEN;
-        // Unpadded base64 length, computed without overflow.
-        let size = TOKEN_PREFIX.len() + raw_len / 3 * 4 + [0, 2, 3][raw_len % 3];
+        let size = token_len(plaintext.len());
         if size > self.max_token_bytes {
             return Err(SealError::TooLarge {
                 size,
@@ -302,4 +301,19 @@ impl fmt::Debug for StateSealer {
             .field("max_clock_skew_seconds", &self.max_clock_skew_seconds)
             .finish_non_exhaustive()
     }
+}
+
+/// The length of the token that seals `plaintext_len` bytes of plaintext.
+fn token_len(plaintext_len: usize) -> usize {
+    let raw_len = HEADER_LEN
+        .saturating_add(plaintext_len)
+        .saturating_add(TAG_LEN);
+    // Unpadded base64 length, computed without overflow.
+    TOKEN_PREFIX.len() + raw_len / 3 * 4 + [0, 2, 3][raw_len % 3]
+}
+
+/// The length of the token that would seal a `payload_len`-byte payload at `round`: what
+/// the size limit is checked against, computed without sealing.
+pub(crate) fn sealed_len(round: u32, payload_len: usize) -> usize {
+    token_len(super::envelope::Envelope::encoded_len(round, payload_len))
 }

@@ -825,7 +825,7 @@ pub fn expand(
     };
     let descriptor = match &function.args.rounds {
         Some(policy) => {
-            quote!(#descriptor.with_rounds(::mrtr::__private::RoundPolicy::#policy))
+            quote!(#descriptor.with_replay(::mrtr::__private::ReplayPolicy::#policy))
         }
         None => descriptor,
     };
@@ -837,7 +837,7 @@ pub fn expand(
                 quote!(::mrtr::__private::TaskSupport::optional())
             };
             let support = match &function.args.mrtr_rounds {
-                Some(rounds) => quote!(#support.after_mrtr_rounds(#rounds)),
+                Some(rounds) => quote!(#support.after_rounds(#rounds)),
                 None => support,
             };
             quote!(#descriptor.with_task(#support))

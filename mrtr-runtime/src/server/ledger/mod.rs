@@ -13,9 +13,9 @@
 //!   retryable error `-32050`;
 //! - the instance running a round renews its lease; if it dies, the lease expires and a later
 //!   presentation runs the round again, unless the machine is
-//!   [`RoundPolicy::AtMostOnce`], which then fails closed with `-32052`;
+//!   [`ReplayPolicy::AtMostOnce`](crate::machine::ReplayPolicy::AtMostOnce), which then fails closed with `-32052`;
 //! - when the ledger cannot be reached, protected rounds fail closed with the retryable
-//!   `-32051` and nothing runs; machines marked [`RoundPolicy::Unprotected`] are unaffected.
+//!   `-32051` and nothing runs; machines marked [`ReplayPolicy::Unprotected`](crate::machine::ReplayPolicy::Unprotected) are unaffected.
 //!
 //! The round id is the first 16 bytes of the SHA-256 of the token: the token is
 //! authenticated (its random 192-bit nonce included), so the id is unique and bound to it.
@@ -53,30 +53,15 @@ pub use memory::MemoryLedger;
 #[cfg(feature = "redis")]
 pub use redis::RedisLedger;
 
-/// How a machine's resumed rounds are protected by the server's round ledger.
-///
-/// Set with `#[mrtr::tool(rounds = "at_most_once")]` (or `"rerun_after_lease"`,
-/// `"unprotected"`), or [`MachineDescriptor::with_rounds`](crate::machine::MachineDescriptor::with_rounds)
-/// for a hand-written machine.
+/// The former name of [`ReplayPolicy`](crate::machine::ReplayPolicy).
 ///
 /// ```
+/// # #![allow(deprecated)]
 /// use mrtr_runtime::server::ledger::RoundPolicy;
 /// assert_eq!(RoundPolicy::default(), RoundPolicy::RerunAfterLease);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum RoundPolicy {
-    /// Each round runs once; if the instance running it dies, the round may run again once
-    /// its lease expires (at least once, exactly once while instances stay up).
-    #[default]
-    RerunAfterLease,
-    /// A round whose instance died mid-round is never run again: its presentation fails
-    /// with `-32052` and the flow must start over. For rounds that act on the world and
-    /// cannot tell whether they already did. Needs a ledger (`build()` refuses otherwise).
-    AtMostOnce,
-    /// Not claimed in the ledger: for rounds without side effects, which then cost no
-    /// ledger round trip and keep working while the ledger is down.
-    Unprotected,
-}
+#[deprecated(since = "0.1.0", note = "renamed to `mrtr_runtime::machine::ReplayPolicy`")]
+pub type RoundPolicy = crate::machine::ReplayPolicy;
 
 /// Identifies one sealed round: the first 16 bytes of the SHA-256 of its `requestState`.
 ///

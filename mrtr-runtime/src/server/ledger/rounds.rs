@@ -12,7 +12,8 @@ use rmcp::model::InputResponses;
 // tokio's clock, not std's: the same instants in production, and a test can pause it.
 use tokio::time::Instant;
 
-use super::{Claim, ClaimOutcome, LedgerError, Owner, RoundId, RoundLedger, RoundPolicy, digest16};
+use super::{Claim, ClaimOutcome, LedgerError, Owner, RoundId, RoundLedger, digest16};
+use crate::machine::ReplayPolicy;
 use crate::server::errors;
 use crate::token::canonical_json;
 
@@ -62,7 +63,7 @@ impl Rounds {
         token: &str,
         expires_at: u32,
         responses: Option<&InputResponses>,
-        policy: RoundPolicy,
+        policy: ReplayPolicy,
     ) -> Claimed {
         let claim = Claim {
             round: RoundId::of_token(token),
@@ -70,7 +71,7 @@ impl Rounds {
             lease: self.lease,
             expires_at: u64::from(expires_at),
             answers: answers_digest(responses),
-            take_over_expired: policy != RoundPolicy::AtMostOnce,
+            take_over_expired: policy != ReplayPolicy::AtMostOnce,
         };
         let deadline = Instant::now() + self.wait;
         let mut pause = Duration::from_millis(10);
@@ -268,7 +269,7 @@ mod tests {
         let ledger = Scripted::new([]);
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, Duration::from_secs(1));
         let claimed = rounds
-            .claim("token", u32::MAX, None, RoundPolicy::RerunAfterLease)
+            .claim("token", u32::MAX, None, ReplayPolicy::RerunAfterLease)
             .await;
         assert_eq!(refused_code(claimed), Some(errors::ROUND_IN_PROGRESS));
         assert_eq!(ledger.claimed.load(Ordering::Relaxed), 10);
@@ -295,7 +296,7 @@ mod tests {
         let claim = async || {
             refused_code(
                 rounds
-                    .claim("token", u32::MAX, None, RoundPolicy::RerunAfterLease)
+                    .claim("token", u32::MAX, None, ReplayPolicy::RerunAfterLease)
                     .await,
             )
         };

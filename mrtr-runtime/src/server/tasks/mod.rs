@@ -46,66 +46,7 @@ pub use memory::MemoryTaskStore;
 pub use redis::RedisTaskStore;
 pub(crate) use runner::Tasks;
 
-/// Whether and how a tool runs as a task for clients that declare the tasks extension.
-///
-/// Set with `#[mrtr::tool(task = "optional")]` / `task = "required"` and
-/// `mrtr_rounds = N`, or [`MachineDescriptor::with_task`](crate::machine::MachineDescriptor::with_task)
-/// for a hand-written machine.
-///
-/// ```
-/// use mrtr_runtime::server::tasks::TaskSupport;
-/// let support = TaskSupport::required().after_mrtr_rounds(1);
-/// assert!(support.required);
-/// assert_eq!(support.mrtr_rounds, 1);
-/// assert!(!TaskSupport::optional().required);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TaskSupport {
-    /// A client without the extension is refused with `-32021` instead of being served
-    /// the ephemeral MRTR way.
-    pub required: bool,
-    /// How many input rounds are answered as ordinary MRTR rounds before the task is
-    /// created (0: the task is created on the first call, before any code runs).
-    pub mrtr_rounds: u32,
-}
-
-impl TaskSupport {
-    /// Runs as a task when the client declares the extension, as MRTR otherwise.
-    ///
-    /// ```
-    /// assert_eq!(mrtr_runtime::server::tasks::TaskSupport::optional().mrtr_rounds, 0);
-    /// ```
-    pub const fn optional() -> Self {
-        TaskSupport {
-            required: false,
-            mrtr_rounds: 0,
-        }
-    }
-
-    /// Runs only as a task: a client without the extension gets `-32021`.
-    ///
-    /// ```
-    /// assert!(mrtr_runtime::server::tasks::TaskSupport::required().required);
-    /// ```
-    pub const fn required() -> Self {
-        TaskSupport {
-            required: true,
-            mrtr_rounds: 0,
-        }
-    }
-
-    /// Answers the first `rounds` input rounds synchronously (MRTR) and creates the task
-    /// when the answers to the last of them arrive.
-    ///
-    /// ```
-    /// let s = mrtr_runtime::server::tasks::TaskSupport::optional().after_mrtr_rounds(2);
-    /// assert_eq!(s.mrtr_rounds, 2);
-    /// ```
-    pub const fn after_mrtr_rounds(mut self, rounds: u32) -> Self {
-        self.mrtr_rounds = rounds;
-        self
-    }
-}
+pub use crate::machine::TaskSupport;
 
 /// Lifetimes and limits of tasks.
 ///

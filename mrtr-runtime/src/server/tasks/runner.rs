@@ -9,21 +9,19 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, GetTaskResult,
-    InputRequest, InputResponses, JsonObject, MetaObject, Task, TaskPayload, TaskStatus,
+    InputRequest, InputResponses, JsonObject, Task, TaskPayload, TaskStatus,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{StoredTask, TaskSettings, TaskStore};
-use crate::error::ErrorChain;
-use crate::machine::{
-    AnswerProblem, Answers, AppStates, InputKind, Machine, RequestCx, Resume, Run, Step, StepError,
-};
-use crate::server::engine::{Asked, Handoff};
+use crate::machine::{Answers, AppStates, Machine, Resume};
 use crate::server::errors;
-
-/// Stamps `serverInfo` (and the instance id) into a result's `_meta`.
-pub(crate) type Stamp = Box<dyn Fn(&mut Option<MetaObject>) + Send + Sync>;
+use crate::server::round::{
+    Asked, Caller, Era, Resumed, RoundInput, RoundLimits, RoundOutcome, Start, TaskHandOff,
+    step_round,
+};
+use crate::server::stamp::Stamp;
 
 /// A tool machine that may run as a task.
 pub(crate) type ToolMachine = Arc<dyn Machine<Output = CallToolResult>>;
@@ -73,14 +71,9 @@ struct Waiting {
 
 /// What a run of the machine starts from.
 struct Job {
-    resume: Option<Resume>,
-    round: u32,
-    /// The questions of the resumed round and the state they were asked with, to ask them
-    /// again when an answer is malformed.
-    asked: Option<Asked>,
+    start: Start,
     arguments: JsonObject,
-    capabilities: ClientCapabilities,
-    principal: Option<String>,
+    caller: Caller,
 }
 
 /// How a task ends.
@@ -108,7 +101,9 @@ pub(crate) struct Tasks {
     running: Mutex<HashMap<String, (u64, tokio::task::AbortHandle)>>,
     generation: AtomicU64,
     /// Stamps `serverInfo` (and the instance id) into results.
-    stamp: Stamp,
+    stamp: Arc<Stamp>,
+    /// The limits every round of a task is held to.
+    limits: RoundLimits,
 }
 
 impl Tasks {
@@ -117,7 +112,8 @@ impl Tasks {
         settings: TaskSettings,
         states: Arc<AppStates>,
         tools: impl IntoIterator<Item = ToolMachine>,
-        stamp: Stamp,
+        stamp: Arc<Stamp>,
+        limits: RoundLimits,
     ) -> Arc<Self> {
         let tools = tools
             .into_iter()
@@ -131,6 +127,7 @@ impl Tasks {
             running: Mutex::default(),
             generation: AtomicU64::new(0),
             stamp,
+            limits,
         })
     }
 
@@ -139,7 +136,7 @@ impl Tasks {
     pub(crate) async fn create(
         self: &Arc<Self>,
         machine: ToolMachine,
-        handoff: Handoff,
+        handoff: TaskHandOff,
         arguments: JsonObject,
         capabilities: ClientCapabilities,
         principal: Option<String>,
@@ -183,16 +180,29 @@ impl Tasks {
         }
         tracing::info!(task = %id, tool = %body.tool, "task created");
         let task = self.task_of(&id, &body);
+        let start = match (handoff.resume, handoff.asked) {
+            (Some(resume), Some(asked)) => Start::Resumed(Resumed {
+                resume,
+                asked,
+                round: handoff.round,
+                through_client: false,
+            }),
+            _ => Start::Fresh {
+                early_answers: InputResponses::default(),
+            },
+        };
+        let caller = Caller {
+            capabilities,
+            principal,
+            era: Era::Stateless,
+        };
         self.spawn(
             machine,
             id,
             Job {
-                resume: handoff.resume,
-                round: handoff.round,
-                asked: handoff.asked,
+                start,
                 arguments,
-                capabilities,
-                principal,
+                caller,
             },
         );
         Ok(CreateTaskResult::new(task))
@@ -234,7 +244,7 @@ impl Tasks {
             _ => TaskPayload::Working,
         };
         let mut result = GetTaskResult::new(DetailedTask::new(self.task_of(id, &body), payload));
-        (self.stamp)(&mut result.meta);
+        self.stamp.apply(&mut result.meta);
         Ok(result)
     }
 
@@ -305,16 +315,28 @@ impl Tasks {
             Some((key.clone(), answer.clone()))
         });
         let answers = Answers::new(requests.clone(), answers);
+        let start = Start::Resumed(Resumed {
+            resume: Resume::new(waiting.state.clone(), answers),
+            asked: Asked {
+                requests: Some(requests),
+                recipes: Vec::new(),
+                state: waiting.state,
+            },
+            round: body.round,
+            through_client: false,
+        });
+        let caller = Caller {
+            capabilities: body.capabilities,
+            principal: body.principal,
+            era: Era::Stateless,
+        };
         self.spawn(
             machine,
             id.to_owned(),
             Job {
-                resume: Some(Resume::new(waiting.state.clone(), answers)),
-                round: body.round,
-                asked: Some((requests, waiting.state)),
+                start,
                 arguments: body.arguments,
-                capabilities: body.capabilities,
-                principal: body.principal,
+                caller,
             },
         );
         Ok(())
@@ -396,64 +418,41 @@ impl Tasks {
     /// One run: steps the machine from `job` to its next question or its end.
     async fn run(self: Arc<Self>, machine: ToolMachine, id: String, job: Job) {
         let Job {
-            resume,
-            round,
-            asked,
+            start,
             arguments,
-            capabilities,
-            principal,
+            caller,
         } = job;
-        let cx = RequestCx::new(capabilities.clone(), principal, round)
-            .with_states(Arc::clone(&self.states));
-        let run = Run {
+        let descriptor = machine.descriptor();
+        let input = RoundInput {
             arguments: &arguments,
-            resume,
-            cx: &cx,
+            caller: &caller,
+            states: &self.states,
+            limits: self.limits,
+            task_after: None,
+            start,
+            literals: descriptor.literals,
         };
-        let step = crate::server::unwind::step_catching_panics(machine.as_ref(), run).await;
-        match step {
-            Ok(Step::Done(mut result)) => {
-                (self.stamp)(&mut result.meta);
+        match step_round(machine.as_ref(), input).await {
+            RoundOutcome::Done(mut result) => {
+                self.stamp.apply(&mut result.meta);
                 let settle = match serde_json::to_value(&result) {
                     Ok(Value::Object(result)) => Settle::Completed(result),
                     _ => Settle::Failed(errors::internal("the tool's result does not serialize")),
                 };
                 self.settle(&id, settle).await;
             }
-            Ok(Step::Suspend(suspend)) => {
-                let (requests, _, state) = suspend.into_stored_parts();
-                let mut undeclared: Vec<InputKind> = requests
-                    .iter()
-                    .map(|(_, request)| InputKind::of(request))
-                    .filter(|kind| !kind.is_declared_by(&capabilities))
-                    .collect();
-                if !undeclared.is_empty() {
-                    undeclared.sort();
-                    undeclared.dedup();
-                    let error = errors::missing_capabilities(&undeclared);
-                    self.settle(&id, Settle::Failed(error)).await;
-                    return;
+            RoundOutcome::Ask(ask) => {
+                if ask.again {
+                    tracing::info!(task = %id, "asking again");
                 }
-                self.park(&id, requests, state, round + 1).await;
+                self.park(&id, ask.requests, ask.state, ask.round).await;
             }
-            Err(StepError::Answer(problem)) if *problem.problem() != AnswerProblem::NotAsked => {
-                tracing::info!(task = %id, key = problem.key(), problem = %problem.problem(), "asking again");
-                match asked {
-                    Some((requests, state)) => self.park(&id, requests, state, round).await,
-                    None => {
-                        let error = errors::internal(&format!(
-                            "machine took an answer on a fresh call: {problem}"
-                        ));
-                        self.settle(&id, Settle::Failed(error)).await;
-                    }
-                }
-            }
-            Err(StepError::InvalidArguments(cause)) => {
-                let error = errors::invalid_arguments(&*cause);
+            RoundOutcome::Failed(error) => {
+                let error = error.to_error(descriptor.name(), &caller.era);
                 self.settle(&id, Settle::Failed(error)).await;
             }
-            Err(error) => {
-                let error = errors::internal(&ErrorChain(&error).to_string());
+            RoundOutcome::HandOff(_) => {
+                let error = errors::internal("a task's round handed off to another task");
                 self.settle(&id, Settle::Failed(error)).await;
             }
         }

@@ -1,0 +1,470 @@
+//! The MRTR carrier (2026-07-28): a round's state travels sealed through the client.
+//!
+//! One presentation goes one way, in three calls the server makes in order:
+//! [`Mrtr::begin`] opens the `requestState` (and claims the round in the ledger, or
+//! answers what the ledger recorded), [`round::step_round`](super::round::step_round) runs
+//! the round, [`Mrtr::reply`] seals what it asks, and [`Mrtr::conclude`] stamps the reply
+//! and records it in the ledger. Nothing here calls back into the server.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CreateTaskResult, InputRequest, InputRequiredResult, InputResponses, JsonObject};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::errors;
+use super::ledger::rounds::{Claimed, Held, Rounds};
+use super::payload::{self, PayloadError};
+use super::round::{
+    Ask, Asked, Caller, Era, Resumed, RoundError, RoundInput, RoundLimits, RoundOutcome, Start,
+    step_round,
+};
+use super::stamp::{Stamp, WithServerInfo};
+use crate::machine::{AppStates, Answers, Machine, MachineDescriptor, ReplayPolicy, Resume};
+use crate::token::{Binding, Envelope, SealError, SealInput, StateSealer};
+
+/// What to do with a state sealed by another version of the machine (its fingerprint
+/// differs, or it asks a `#[derive(Form)]` form whose schema has changed): it is authentic,
+/// just stale.
+///
+/// ```
+/// use mrtr_runtime::server::StaleStatePolicy;
+/// assert_eq!(StaleStatePolicy::default(), StaleStatePolicy::Restart);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StaleStatePolicy {
+    /// Start the flow again from the beginning (the client sees a fresh `input_required`).
+    #[default]
+    Restart,
+    /// Reject it like any other invalid state (`-32602`).
+    Reject,
+}
+
+/// One incoming `tools/call`, `prompts/get` or `resources/read`, as the MRTR carrier sees it.
+#[derive(Debug)]
+pub(crate) struct MrtrRequest<'a> {
+    pub(crate) arguments: &'a JsonObject,
+    pub(crate) input_responses: Option<InputResponses>,
+    pub(crate) request_state: Option<String>,
+    pub(crate) caller: Caller,
+    /// For a task tool: after this many rounds the call continues as a task.
+    pub(crate) task_after: Option<u32>,
+}
+
+/// What the client gets for one round.
+#[derive(Debug)]
+pub(crate) enum RoundReply<O> {
+    /// The machine finished.
+    Complete(O),
+    /// The client must answer and retry.
+    InputRequired(InputRequiredResult),
+    /// The call continues as this task.
+    Task(CreateTaskResult),
+}
+
+/// The per-server part of MRTR: sealing, the ledger, and the policies.
+pub(crate) struct Mrtr {
+    pub(crate) sealer: StateSealer,
+    pub(crate) audience: String,
+    pub(crate) stale_state: StaleStatePolicy,
+    /// The application states `State<T>` parameters are filled from.
+    pub(crate) states: Arc<AppStates>,
+    /// The round ledger, when the server has one.
+    pub(crate) rounds: Option<Rounds>,
+    /// Rounds one call may take.
+    pub(crate) max_rounds: u32,
+    /// What every reply's `_meta` is stamped with.
+    pub(crate) stamp: Arc<Stamp>,
+}
+
+/// One presentation of a round, between [`Mrtr::begin`] and [`Mrtr::conclude`].
+pub(crate) struct Pass<'a> {
+    descriptor: &'a MachineDescriptor,
+    audience: &'a str,
+    arguments: &'a JsonObject,
+    caller: Caller,
+    task_after: Option<u32>,
+    /// Where the round starts; taken by [`Pass::round_input`].
+    start: Option<Start>,
+    /// The claim on the round in the ledger, when it has one.
+    held: Option<Held>,
+    /// A question asked again keeps the expiry it already had.
+    not_after: u64,
+    /// Why a `requestState` was refused or set aside (the span's `rejection`).
+    rejection: Option<&'static str>,
+}
+
+/// What [`Mrtr::begin`] decided.
+pub(crate) enum Begun<'a> {
+    /// Run the round.
+    Run(Pass<'a>),
+    /// The ledger already holds this round's reply (encoded with [`Mrtr::conclude`]).
+    Replayed(Vec<u8>),
+}
+
+impl Pass<'_> {
+    /// Why the presented `requestState` was refused or set aside, if it was.
+    pub(crate) fn rejection(&self) -> Option<&'static str> {
+        self.rejection
+    }
+
+    /// The round to run, and the claim to renew while it runs.
+    pub(crate) fn round_input<'p>(
+        &'p mut self,
+        states: &'p Arc<AppStates>,
+        max_rounds: u32,
+        max_state_bytes: usize,
+    ) -> (RoundInput<'p>, Option<&'p Held>) {
+        let start = self.start.take().unwrap_or(Start::Fresh {
+            early_answers: InputResponses::default(),
+        });
+        let input = RoundInput {
+            arguments: self.arguments,
+            caller: &self.caller,
+            states,
+            limits: RoundLimits {
+                max_rounds,
+                max_state_bytes,
+            },
+            task_after: self.task_after,
+            start,
+            literals: self.descriptor.literals,
+        };
+        (input, self.held.as_ref())
+    }
+
+    fn binding(&self) -> Binding<'_> {
+        Binding::new(
+            self.audience,
+            self.descriptor.method().into(),
+            self.descriptor.name(),
+            Some(self.arguments),
+            self.caller.principal.as_deref(),
+        )
+    }
+
+    fn reject(&mut self, reason: &'static str) {
+        tracing::Span::current().record("rejection", reason);
+        self.rejection = Some(reason);
+    }
+}
+
+impl Mrtr {
+    /// The span one presentation runs in (`mrtr.round`).
+    pub(crate) fn span(descriptor: &MachineDescriptor, request: &MrtrRequest<'_>) -> tracing::Span {
+        tracing::info_span!(
+            "mrtr.round",
+            method = descriptor.method().as_str(),
+            target = descriptor.name(),
+            round = tracing::field::Empty,
+            state_bytes_in = request.request_state.as_ref().map_or(0, |s| s.len()),
+            state_bytes_out = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+            rejection = tracing::field::Empty,
+        )
+    }
+
+    /// Opens the request's `requestState` (if any), claims the round in the ledger (when
+    /// the server has one and the machine's rounds are protected), and decodes where the
+    /// round starts. A refused state is `Err` with the one fixed message; the reason goes
+    /// to the span and the log only.
+    pub(crate) async fn begin<'a>(
+        &'a self,
+        descriptor: &'a MachineDescriptor,
+        request: MrtrRequest<'a>,
+    ) -> Result<Begun<'a>, (ErrorData, Option<&'static str>)> {
+        let span = tracing::Span::current();
+        let MrtrRequest {
+            arguments,
+            input_responses,
+            request_state,
+            caller,
+            task_after,
+        } = request;
+        let mut pass = Pass {
+            descriptor,
+            audience: &self.audience,
+            arguments,
+            caller,
+            task_after,
+            start: None,
+            held: None,
+            not_after: u64::MAX,
+            rejection: None,
+        };
+        let mut responses = input_responses.unwrap_or_default();
+        let Some(token) = request_state else {
+            pass.start = Some(Start::Fresh {
+                early_answers: responses,
+            });
+            return Ok(Begun::Run(pass));
+        };
+        let envelope = match self.sealer.open(&token, &pass.binding()) {
+            Ok(envelope) => envelope,
+            Err(rejection) => {
+                pass.reject(rejection.reason());
+                span.record("outcome", "rejected");
+                tracing::warn!(%rejection, "requestState rejected");
+                return Err((errors::rejected_state(), pass.rejection));
+            }
+        };
+        // An authentic resumed round is claimed before any of its code runs (forged tokens
+        // never reach the ledger).
+        if let Some(rounds) = &self.rounds
+            && descriptor.replay != ReplayPolicy::Unprotected
+        {
+            // Boxed: held inline, the ledger's futures would make every request's future
+            // (and each copy of it) kilobytes larger, ledger or not.
+            let claim = rounds.claim(
+                &token,
+                envelope.expires_at,
+                Some(&responses),
+                descriptor.replay,
+            );
+            match Box::pin(claim).await {
+                Claimed::Run(held) => pass.held = Some(held),
+                Claimed::Answered(recorded) => {
+                    span.record("outcome", "replayed");
+                    return Ok(Begun::Replayed(recorded));
+                }
+                Claimed::Refused(error) => {
+                    span.record("outcome", "refused by the round ledger");
+                    return Err((error, None));
+                }
+            }
+        }
+        match self.resumed(&mut pass, envelope, &mut responses) {
+            Ok(Some(resumed)) => pass.start = Some(Start::Resumed(resumed)),
+            Ok(None) => {
+                pass.start = Some(Start::Fresh {
+                    early_answers: responses,
+                })
+            }
+            Err(error) => return Err((error, pass.rejection)),
+        }
+        Ok(Begun::Run(pass))
+    }
+
+    /// Where an opened state resumes: `None` when it is stale and the flow restarts.
+    fn resumed(
+        &self,
+        pass: &mut Pass<'_>,
+        envelope: Envelope,
+        responses: &mut InputResponses,
+    ) -> Result<Option<Resumed>, ErrorData> {
+        let descriptor = pass.descriptor;
+        // Authentic but from another version of the tool: its code changed (another
+        // fingerprint), or a form it asked is not one this build has (its schema changed).
+        let stale = match envelope.check_fingerprint(descriptor.fingerprint) {
+            Err(stale) => (stale.reason(), stale.to_string()),
+            Ok(()) => match payload::decode_for_resume(&envelope.payload, descriptor.literals) {
+                Ok((questions, recipes, state)) => {
+                    pass.not_after = u64::from(envelope.expires_at);
+                    let answers = Answers::from_asked(questions, std::mem::take(responses));
+                    return Ok(Some(Resumed {
+                        resume: Resume::new(state.clone(), answers),
+                        asked: Asked {
+                            requests: None,
+                            recipes,
+                            state,
+                        },
+                        round: envelope.round,
+                        through_client: true,
+                    }));
+                }
+                Err(PayloadError::UnknownForm(detail)) => ("unknown_form", detail),
+                Err(PayloadError::Undecodable(reason)) => {
+                    pass.reject("undecodable_pending_request");
+                    tracing::warn!(%reason, "requestState rejected");
+                    return Err(errors::rejected_state());
+                }
+            },
+        };
+        let (reason, stale) = stale;
+        pass.reject(reason);
+        match self.stale_state {
+            StaleStatePolicy::Reject => {
+                tracing::Span::current().record("outcome", "rejected");
+                tracing::warn!(%stale, "requestState sealed by another version of this machine");
+                Err(errors::rejected_state())
+            }
+            StaleStatePolicy::Restart => {
+                tracing::info!(%stale, "requestState sealed by another version; restarting the flow");
+                // Answers belong to the old flow's questions.
+                responses.clear();
+                Ok(None)
+            }
+        }
+    }
+
+    /// Runs `work` while the claim on its round (if any) is renewed.
+    pub(crate) async fn renewing<F: Future>(&self, held: Option<&Held>, work: F) -> F::Output {
+        match (&self.rounds, held) {
+            (Some(rounds), Some(held)) => Box::pin(rounds.renewing(held, work)).await,
+            _ => work.await,
+        }
+    }
+
+    /// The reply to a round's outcome: the result, the sealed questions, or the error from
+    /// the round core's table. A hand-off is the server's to turn into a task before this.
+    pub(crate) fn reply<O>(
+        &self,
+        pass: &mut Pass<'_>,
+        outcome: RoundOutcome<O>,
+    ) -> Result<RoundReply<O>, ErrorData> {
+        let span = tracing::Span::current();
+        span.record("outcome", outcome.label());
+        match outcome {
+            RoundOutcome::Done(output) => Ok(RoundReply::Complete(output)),
+            RoundOutcome::Ask(ask) => self.seal(pass, ask).map(RoundReply::InputRequired),
+            RoundOutcome::HandOff(_) => Err(errors::internal(
+                "a round handed off to a task on a server without tasks",
+            )),
+            RoundOutcome::Failed(error) => {
+                if let RoundError::RejectedState(reason) = &error {
+                    pass.reject(reason);
+                }
+                Err(error.to_error(pass.descriptor.name(), &Era::Stateless))
+            }
+        }
+    }
+
+    /// Seals the ask's state and builds the `input_required` result.
+    fn seal(&self, pass: &Pass<'_>, ask: Ask) -> Result<InputRequiredResult, ErrorData> {
+        let span = tracing::Span::current();
+        span.record("round", ask.round);
+        let payload = payload::encode_payload(&ask.recipes, &ask.state).map_err(|e| {
+            errors::internal(&format!("the pending input requests do not encode: {e}"))
+        })?;
+        let not_after = if ask.again { pass.not_after } else { u64::MAX };
+        let input = SealInput {
+            fingerprint: pass.descriptor.fingerprint,
+            round: ask.round,
+            payload,
+        };
+        let token = self
+            .sealer
+            .seal_expiring_by(&pass.binding(), input, not_after)
+            .map_err(|e| match e {
+                SealError::TooLarge { size, limit } => {
+                    span.record("outcome", "state too large");
+                    RoundError::StateTooLarge { size, limit }
+                        .to_error(pass.descriptor.name(), &Era::Stateless)
+                }
+                other => errors::internal(&format!("cannot seal the state: {other}")),
+            })?;
+        span.record("state_bytes_out", token.len());
+        let requests: BTreeMap<String, InputRequest> = ask.requests.into_iter().collect();
+        let input_requests = (!requests.is_empty()).then_some(requests);
+        Ok(InputRequiredResult::new(input_requests, Some(token)))
+    }
+
+    /// Stamps the reply and records it in the ledger when the pass holds its round.
+    pub(crate) async fn conclude<O>(
+        &self,
+        pass: Pass<'_>,
+        mut reply: Result<RoundReply<O>, ErrorData>,
+    ) -> Result<RoundReply<O>, ErrorData>
+    where
+        O: Serialize + WithServerInfo,
+    {
+        if let Ok(reply) = &mut reply {
+            match reply {
+                RoundReply::Complete(result) => {
+                    if let Some(meta) = result.meta_mut() {
+                        self.stamp.apply(meta);
+                    }
+                }
+                RoundReply::InputRequired(result) => self.stamp.apply(&mut result.meta),
+                RoundReply::Task(created) => self.stamp.apply(&mut created.meta),
+            }
+        }
+        if let (Some(rounds), Some(held)) = (&self.rounds, pass.held) {
+            Box::pin(rounds.record(held, encode_reply(&reply))).await;
+        }
+        reply
+    }
+
+    /// A reply the ledger recorded.
+    pub(crate) fn replayed<O: DeserializeOwned>(recorded: &[u8]) -> Result<RoundReply<O>, ErrorData> {
+        decode_reply(recorded)
+            .unwrap_or_else(|| Err(errors::internal("a recorded round outcome does not decode")))
+    }
+
+    /// The largest `requestState` this server seals or opens.
+    pub(crate) fn max_state_bytes(&self) -> usize {
+        self.sealer.max_token_bytes()
+    }
+
+    /// Serves one presentation of a round whose machine never continues as a task.
+    pub(crate) async fn serve<M>(
+        &self,
+        machine: &M,
+        request: MrtrRequest<'_>,
+    ) -> Result<RoundReply<M::Output>, ErrorData>
+    where
+        M: Machine + ?Sized,
+        M::Output: Serialize + DeserializeOwned + WithServerInfo,
+    {
+        let mut pass = match self.begin(machine.descriptor(), request).await {
+            Ok(Begun::Run(pass)) => pass,
+            Ok(Begun::Replayed(recorded)) => return Self::replayed(&recorded),
+            Err((error, _)) => return Err(error),
+        };
+        let (input, held) = pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
+        let outcome = self.renewing(held, step_round(machine, input)).await;
+        let reply = self.reply(&mut pass, outcome);
+        self.conclude(pass, reply).await
+    }
+
+    /// Serves one presentation without a ledger or stamps, also returning why a
+    /// `requestState` was refused or set aside: the test kit's view.
+    #[cfg(feature = "testing")]
+    pub(crate) async fn serve_explained<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        request: MrtrRequest<'_>,
+    ) -> (Result<RoundReply<M::Output>, ErrorData>, Option<&'static str>) {
+        let mut pass = match self.begin(machine.descriptor(), request).await {
+            Ok(Begun::Run(pass)) => pass,
+            Ok(Begun::Replayed(_)) => {
+                return (Err(errors::internal("the test kit has no ledger")), None);
+            }
+            Err((error, rejection)) => return (Err(error), rejection),
+        };
+        let (input, _) = pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
+        let outcome = step_round(machine, input).await;
+        let reply = self.reply(&mut pass, outcome);
+        (reply, pass.rejection())
+    }
+}
+
+/// How a reply is kept in the round ledger.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum RecordedReply<O> {
+    Complete(O),
+    InputRequired(InputRequiredResult),
+    Error(ErrorData),
+    Task(CreateTaskResult),
+}
+
+fn encode_reply<O: Serialize>(reply: &Result<RoundReply<O>, ErrorData>) -> Option<Vec<u8>> {
+    let recorded = match reply {
+        Ok(RoundReply::Complete(result)) => RecordedReply::Complete(result),
+        Ok(RoundReply::InputRequired(result)) => RecordedReply::InputRequired(result.clone()),
+        Ok(RoundReply::Task(created)) => RecordedReply::Task(created.clone()),
+        Err(error) => RecordedReply::Error(error.clone()),
+    };
+    serde_json::to_vec(&recorded).ok()
+}
+
+fn decode_reply<O: DeserializeOwned>(bytes: &[u8]) -> Option<Result<RoundReply<O>, ErrorData>> {
+    Some(match serde_json::from_slice(bytes).ok()? {
+        RecordedReply::Complete(result) => Ok(RoundReply::Complete(result)),
+        RecordedReply::InputRequired(result) => Ok(RoundReply::InputRequired(result)),
+        RecordedReply::Error(error) => Err(error),
+        RecordedReply::Task(created) => Ok(RoundReply::Task(created)),
+    })
+}
