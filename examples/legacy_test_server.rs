@@ -20,7 +20,7 @@ use mrtr::token::KeyRing;
 async fn main() -> anyhow::Result<()> {
     let mut builder = McpServer::builder("legacy-test-server")
         .keys(KeyRing::generate_process_local()?)
-        .state(Arc::new(tally::Runs::default()))
+        .app_state(Arc::new(tally::Runs::default()))
         .tool(tally::tally);
     if let Some(millis) = std::env::args().nth(1) {
         builder = builder.legacy_request_timeout(Duration::from_millis(millis.parse()?));

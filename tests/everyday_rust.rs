@@ -59,7 +59,7 @@ async fn tally(State(counter): State<Arc<AtomicU32>>, State(prefix): State<Strin
 #[tokio::test]
 async fn app_state_is_injected_every_round_and_never_stored() {
     let pool = Arc::new(Pool::default());
-    let harness = Harness::new().state(pool.clone());
+    let harness = Harness::new().app_state(pool.clone());
     let flow = drive_with(&harness, &purge, json!({"table": "logs"}), |_, _, _| yes())
         .await
         .unwrap();
@@ -70,8 +70,8 @@ async fn app_state_is_injected_every_round_and_never_stored() {
 
     let counter = Arc::new(AtomicU32::new(10));
     let harness = Harness::new()
-        .state(counter.clone())
-        .state(String::from("n="));
+        .app_state(counter.clone())
+        .app_state(String::from("n="));
     let flow = drive_with(&harness, &tally, json!({}), |_, _, _| answer_text("hi"))
         .await
         .unwrap();
@@ -100,7 +100,7 @@ async fn a_missing_state_is_refused_before_anything_runs() {
         error,
         mrtr::server::BuildError::MissingState { ref machine, .. } if machine == "purge"
     ));
-    assert!(error.to_string().contains(".state(value)"), "{error}");
+    assert!(error.to_string().contains(".app_state(value)"), "{error}");
 }
 
 /// Many entries in hashed collections, kept across two suspensions.

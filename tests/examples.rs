@@ -235,7 +235,7 @@ async fn order_loops_over_dishes_then_confirms_and_samples_a_note() {
     ]);
     let mut sampled_prompt = String::new();
     let transcript = Harness::new()
-        .state(kitchen.clone())
+        .app_state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Ada"}), |key, request| {
             if let InputRequest::CreateMessage(sampling) = request {
                 sampled_prompt = serde_json::to_string(&sampling.params.messages).unwrap();
@@ -289,7 +289,7 @@ async fn order_declining_the_total_exits_before_sampling() {
         ("place", vec![decline()]),
     ]);
     let transcript = Harness::new()
-        .state(kitchen.clone())
+        .app_state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Bo"}), |key, request| {
             answers.answer(key, request)
         })
@@ -304,7 +304,7 @@ async fn order_declining_the_total_exits_before_sampling() {
 async fn order_cancel_abandons_and_decline_with_nothing_orders_nothing() {
     let kitchen = Arc::new(Kitchen::default());
     let transcript = Harness::new()
-        .state(kitchen.clone())
+        .app_state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Cy"}), |_, _| cancel())
         .await
         .unwrap();
@@ -312,7 +312,7 @@ async fn order_cancel_abandons_and_decline_with_nothing_orders_nothing() {
     assert_eq!(transcript.rounds.len(), 1);
 
     let transcript = Harness::new()
-        .state(kitchen.clone())
+        .app_state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Cy"}), |_, _| decline())
         .await
         .unwrap();
@@ -335,7 +335,7 @@ async fn order_re_asks_when_the_quantity_is_out_of_range() {
         ("place", vec![decline()]),
     ]);
     let transcript = Harness::new()
-        .state(kitchen.clone())
+        .app_state(kitchen.clone())
         .drive(&order_food, json!({"customer": "Di"}), |key, request| {
             answers.answer(key, request)
         })

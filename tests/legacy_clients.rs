@@ -289,8 +289,8 @@ async fn serve(
     let runs = Arc::new(tally::Runs::default());
     let builder = McpServer::builder("legacy-tests")
         .keys(KeyRing::generate_process_local().unwrap())
-        .state(kitchen.clone())
-        .state(runs.clone())
+        .app_state(kitchen.clone())
+        .app_state(runs.clone())
         .tool(order_flow::order_food)
         .tool(deploy_wizard::deploy_wizard)
         .tool(tally::tally);
@@ -346,21 +346,25 @@ async fn stdio_legacy_client_drives_the_tally_and_code_between_suspensions_runs_
     client.cancel().await.expect("client shuts down");
 }
 
-/// Answers that stay unusable are asked for again 8 more times, then the call ends with
-/// `-32602` naming the key; no code after the question ran.
+/// Answers that stay unusable are asked for again until the call reaches the server's cap
+/// on rounds per call (9 here: the question and 8 more), then the call ends with `-32602`
+/// naming the key, the tool and the cap; no code after the question ran.
 #[tokio::test]
-async fn answers_that_stay_malformed_are_asked_eight_more_times_then_end_the_call() {
-    let served = serve(|b| b).await;
+async fn answers_that_stay_malformed_are_asked_again_up_to_the_round_cap_then_end_the_call() {
+    let served = serve(|b| b.max_rounds_per_call(9)).await;
     let person = Person::legacy(Mode::Malformed);
     let client = http_client(served.addr, person.clone()).await;
     let error = error_of(call_tool(&client, call("tally", json!({"label": "votes"}))).await);
     assert_eq!(error.code.0, -32602, "{error:?}");
     assert_eq!(
         error.message,
-        "the answer to `ask_0` was unusable after asking 8 more times \
-         (malformed: `text` must be a string); the call is ended"
+        "the answer to `ask_0` was unusable (malformed: `text` must be a string) and `tally` \
+         reached this server's limit of 9 rounds per call asking for it again; the call is ended"
     );
-    assert_eq!(error.data, Some(json!({"key": "ask_0"})));
+    assert_eq!(
+        error.data,
+        Some(json!({"key": "ask_0", "maxRoundsPerCall": 9}))
+    );
     assert_eq!(person.asked(), vec!["elicitation/create text"; 9]);
     assert_eq!(served.runs.snapshot(), [1, 0, 0]);
     client.cancel().await.expect("client shuts down");

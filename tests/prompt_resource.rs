@@ -102,7 +102,7 @@ async fn styled_notes(mrtr::State(style): mrtr::State<Style>) -> String {
 
 #[tokio::test]
 async fn prompts_and_resources_take_app_state_too() {
-    let harness = mrtr::testing::Harness::new().state(Style { voice: "warm" });
+    let harness = mrtr::testing::Harness::new().app_state(Style { voice: "warm" });
     let flow = drive_with(
         &harness,
         &styled_prompt,

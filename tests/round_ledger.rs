@@ -78,7 +78,7 @@ fn builder(bank: &Arc<Bank>, instance: &str) -> McpServerBuilder {
     McpServer::builder("ledger-test")
         .keys(keys())
         .instance_id(instance)
-        .state(bank.clone())
+        .app_state(bank.clone())
         .tool(charge)
         .tool(lookup)
 }

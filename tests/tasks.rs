@@ -73,7 +73,7 @@ fn settings() -> TaskSettings {
 fn server(gate: &Arc<Gate>) -> mrtr::server::McpServerBuilder {
     McpServer::builder("tasks-test")
         .keys(KeyRing::parse(&format!("1:{KEY}")).expect("a key ring"))
-        .state(Arc::clone(gate))
+        .app_state(Arc::clone(gate))
         .task_settings(settings())
         .tool(export_dataset)
         .tool(gated)

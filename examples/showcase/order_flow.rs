@@ -8,7 +8,7 @@ use mrtr::machine::{Elicited, ToolError};
 use serde::{Deserialize, Serialize};
 
 /// The kitchen's ticket rail: application state shared by every flow on this server
-/// (registered with `.state(..)`, injected into each round, never sealed into a token).
+/// (registered with `.app_state(..)`, injected into each round, never sealed into a token).
 #[derive(Debug, Default)]
 pub struct Kitchen {
     tickets: Mutex<Vec<String>>,

@@ -17,7 +17,7 @@ use crate::vault_resource::vault_keys;
 /// Builds the server with all the examples registered.
 pub fn showcase_server() -> anyhow::Result<McpServer> {
     Ok(McpServer::builder("mrtr-showcase")
-        .state(Arc::new(Kitchen::default()))
+        .app_state(Arc::new(Kitchen::default()))
         .tool(deploy_wizard)
         .tool(order_food)
         .tool(organise_files)

@@ -47,8 +47,8 @@ use rmcp::model::{
 use serde_json::Value;
 
 use crate::machine::{InputKind, Machine};
-use crate::server::StaleStatePolicy;
 use crate::server::DEFAULT_MAX_ROUNDS_PER_CALL;
+use crate::server::StaleStatePolicy;
 use crate::server::mrtr::{Mrtr, MrtrRequest, RoundReply};
 use crate::server::round::{Caller, Era};
 use crate::token::{Clock, KeyId, KeyRing, ManualClock, SecretKey, StateSealer, TOKEN_PREFIX};
@@ -370,16 +370,41 @@ impl Harness {
     /// use serde_json::{Value, json};
     ///
     /// // `lookup` takes a `State<Arc<String>>` and returns it.
-    /// let h = Harness::new().state(Arc::new(String::from("db")));
+    /// let h = Harness::new().app_state(Arc::new(String::from("db")));
     /// let transcript = block_on(h.drive(&lookup, json!({}), |_, _| Value::Null)).unwrap();
     /// assert_eq!(transcript.output, "db");
     ///
     /// let error = block_on(Harness::new().request(&lookup, json!({}), None, None)).unwrap_err();
-    /// assert!(error.message.ends_with("add `.state(value)` to the Harness"));
+    /// assert!(error.message.ends_with("add `.app_state(value)` to the Harness"));
     /// ```
     #[must_use]
-    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+    pub fn app_state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         Arc::make_mut(&mut self.mrtr.states).insert(value);
+        self
+    }
+
+    /// The former name of [`app_state`](Self::app_state).
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let h = mrtr_runtime::testing::Harness::new().app_state(7u8);
+    /// ```
+    #[must_use]
+    #[deprecated(since = "0.1.0", note = "renamed to `app_state`")]
+    pub fn state<T: Clone + Send + Sync + 'static>(self, value: T) -> Self {
+        self.app_state(value)
+    }
+
+    /// How many rounds one call may take before the harness's server ends it (default
+    /// [`DEFAULT_MAX_ROUNDS_PER_CALL`]), as
+    /// [`McpServerBuilder::max_rounds_per_call`](crate::server::McpServerBuilder::max_rounds_per_call).
+    ///
+    /// ```
+    /// let h = mrtr_runtime::testing::Harness::new().max_rounds_per_call(3);
+    /// ```
+    #[must_use]
+    pub fn max_rounds_per_call(mut self, rounds: u32) -> Self {
+        self.mrtr.max_rounds = rounds.max(1);
         self
     }
 
@@ -555,7 +580,7 @@ impl Harness {
         {
             return Err(refused(ErrorData::internal_error(
                 format!(
-                    "`{}` takes `State<{}>`, but the harness has none; add `.state(value)` to the Harness",
+                    "`{}` takes `State<{}>`, but the harness has none; add `.app_state(value)` to the Harness",
                     machine.descriptor().name(),
                     missing.type_name()
                 ),

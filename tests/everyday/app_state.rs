@@ -1,5 +1,5 @@
 //! Category 5: application state — `State<T>` parameters injected on every round from what
-//! was registered (`Harness::new().state(..)`), never arguments, never stored. The fake
+//! was registered (`Harness::new().app_state(..)`), never arguments, never stored. The fake
 //! database counts its reads and logs its writes; every test runs each script against two
 //! fresh databases (one per half) and asserts they end up identical, so code before a
 //! suspension that ran twice in the machine would show up as an extra read or write.
@@ -257,7 +257,7 @@ ready! {
         let runs = check_with_pool(
             &purge_inactive::purge_inactive,
             json!({"days": 100}),
-            |harness, pool| harness.state(pool),
+            |harness, pool| harness.app_state(pool),
             |pool| purge_inactive::plain(State(pool), 100),
             &scripts,
         )
@@ -302,7 +302,7 @@ ready! {
         let runs = check_with_pool(
             &open_ticket::open_ticket,
             json!({"reporter": 2}),
-            |harness, pool| harness.state(Arc::new(pool)),
+            |harness, pool| harness.app_state(Arc::new(pool)),
             |pool| open_ticket::plain(State(Arc::new(pool)), 2),
             &scripts,
         )
@@ -316,7 +316,7 @@ ready! {
         let missing = check_with_pool(
             &open_ticket::open_ticket,
             json!({"reporter": 99}),
-            |harness, pool| harness.state(Arc::new(pool)),
+            |harness, pool| harness.app_state(Arc::new(pool)),
             |pool| open_ticket::plain(State(Arc::new(pool)), 99),
             &scripts[..1],
         )
@@ -349,7 +349,7 @@ ready! {
             Script::accept("cancel").cancel_at(0),
         ];
         let (machine_hits, plain_hits) = (Counter::default(), Counter::default());
-        let harness = Harness::new().state(machine_hits.clone());
+        let harness = Harness::new().app_state(machine_hits.clone());
         let mut runs = Vec::new();
         for script in &scripts {
             runs.push(
@@ -416,7 +416,7 @@ ready! {
             let runs = check_with_pool(
                 &promote_admins::promote_admins,
                 json!({"ids": [1, 4, 3, 5, 42]}),
-                |harness, pool| harness.state(pool).state(Config { max_changes, dry_run }),
+                |harness, pool| harness.app_state(pool).app_state(Config { max_changes, dry_run }),
                 |pool| promote_admins::plain(State(pool), State(Config { max_changes, dry_run }), vec![1, 4, 3, 5, 42]),
                 &scripts,
             )
@@ -475,7 +475,7 @@ ready! {
         let runs = check_with_pool(
             &import_users::import_users,
             json!({"names": names}),
-            |harness, pool| harness.state(pool),
+            |harness, pool| harness.app_state(pool),
             |pool| import_users::plain(State(pool), names.clone()),
             &scripts,
         )
@@ -518,7 +518,7 @@ ready! {
         let runs = check_with_pool(
             &rename_user::rename_user,
             json!({"id": 1}),
-            |harness, pool| harness.state(pool),
+            |harness, pool| harness.app_state(pool),
             |pool| rename_user::plain(State(pool), 1),
             &scripts,
         )

@@ -57,7 +57,7 @@ fn server(args: &Args) -> Result<McpServer, Box<dyn std::error::Error>> {
         .keys(KeyRing::from_env_or_generate()?)
         .state_ttl(Duration::from_secs(args.state_ttl))
         .instance_id(args.instance_id.clone())
-        .state(node);
+        .app_state(node);
     if let Some(url) = &args.redis {
         // Parses only: the node starts (and keeps serving) while Redis is down.
         builder = builder

@@ -120,7 +120,7 @@ fn impl_trait(ty: &Type) -> Option<&syn::TypeImplTrait> {
 }
 
 const STATE_HINT: &str = "to reach shared state (a database pool, an HTTP client, a config), take it as \
-     `pool: State<Pool>` (`mrtr::State`) and register the value on the server builder with `.state(pool)`";
+     `pool: State<Pool>` (`mrtr::State`) and register the value on the server builder with `.app_state(pool)`";
 
 fn is_request_cx(ty: &Type) -> bool {
     let Type::Reference(reference) = ty else {

@@ -518,7 +518,7 @@ impl RequestCx {
         self.states.get::<T>().map(State).ok_or_else(|| {
             StepError::Internal(
                 format!(
-                    "application state `{}` is not registered; add `.state(..)` with a value of this type to the server builder",
+                    "application state `{}` is not registered; add `.app_state(..)` with a value of this type to the server builder",
                     std::any::type_name::<T>()
                 )
                 .into(),

@@ -7,7 +7,7 @@ use crate::token::KeyRingError;
 /// ```
 /// use mrtr_runtime::server::BuildError;
 /// let error = BuildError::MissingState { machine: "purge".into(), state: "app::Pool" };
-/// assert!(error.to_string().contains(".state("));
+/// assert!(error.to_string().contains(".app_state("));
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -17,7 +17,7 @@ pub enum BuildError {
     Keys(#[from] KeyRingError),
     /// A machine takes `State<T>` but no `T` was registered.
     #[error(
-        "`{machine}` takes `State<{state}>`, but no `{state}` is registered; add `.state(value)` to the server builder"
+        "`{machine}` takes `State<{state}>`, but no `{state}` is registered; add `.app_state(value)` to the server builder"
     )]
     MissingState {
         /// The tool or prompt name, or the resource URI.

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{CreateTaskResult, InputRequest, InputRequiredResult, InputResponses, JsonObject};
+use rmcp::model::{
+    CreateTaskResult, InputRequest, InputRequiredResult, InputResponses, JsonObject,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -22,7 +24,7 @@ use super::round::{
     step_round,
 };
 use super::stamp::{Stamp, WithServerInfo};
-use crate::machine::{AppStates, Answers, Machine, MachineDescriptor, ReplayPolicy, Resume};
+use crate::machine::{Answers, AppStates, Machine, MachineDescriptor, ReplayPolicy, Resume};
 use crate::token::{Binding, Envelope, SealError, SealInput, StateSealer};
 
 /// What to do with a state sealed by another version of the machine (its fingerprint
@@ -388,7 +390,9 @@ impl Mrtr {
     }
 
     /// A reply the ledger recorded.
-    pub(crate) fn replayed<O: DeserializeOwned>(recorded: &[u8]) -> Result<RoundReply<O>, ErrorData> {
+    pub(crate) fn replayed<O: DeserializeOwned>(
+        recorded: &[u8],
+    ) -> Result<RoundReply<O>, ErrorData> {
         decode_reply(recorded)
             .unwrap_or_else(|| Err(errors::internal("a recorded round outcome does not decode")))
     }
@@ -426,7 +430,10 @@ impl Mrtr {
         &self,
         machine: &M,
         request: MrtrRequest<'_>,
-    ) -> (Result<RoundReply<M::Output>, ErrorData>, Option<&'static str>) {
+    ) -> (
+        Result<RoundReply<M::Output>, ErrorData>,
+        Option<&'static str>,
+    ) {
         let mut pass = match self.begin(machine.descriptor(), request).await {
             Ok(Begun::Run(pass)) => pass,
             Ok(Begun::Replayed(_)) => {

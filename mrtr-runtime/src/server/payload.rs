@@ -167,7 +167,11 @@ mod tests {
                     },
                 )
                 .unwrap();
-            assert_eq!(sealed_size(round, &recipes, &state), token.len(), "round {round}");
+            assert_eq!(
+                sealed_size(round, &recipes, &state),
+                token.len(),
+                "round {round}"
+            );
         }
     }
 }

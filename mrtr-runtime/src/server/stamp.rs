@@ -81,7 +81,6 @@ with_server_info_meta!(
     CompleteResult
 );
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,7 +94,10 @@ mod tests {
         assert_eq!(meta.0[SERVER_INFO_META_KEY]["name"], "demo");
         assert_eq!(meta.0[INSTANCE_META_KEY], "node-a");
         let mut own = Some(MetaObject::default());
-        own.as_mut().unwrap().0.insert(INSTANCE_META_KEY.into(), "node-b".into());
+        own.as_mut()
+            .unwrap()
+            .0
+            .insert(INSTANCE_META_KEY.into(), "node-b".into());
         stamp.apply(&mut own);
         assert_eq!(own.unwrap().0[INSTANCE_META_KEY], "node-b");
     }

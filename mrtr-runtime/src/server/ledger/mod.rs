@@ -60,7 +60,10 @@ pub use redis::RedisLedger;
 /// use mrtr_runtime::server::ledger::RoundPolicy;
 /// assert_eq!(RoundPolicy::default(), RoundPolicy::RerunAfterLease);
 /// ```
-#[deprecated(since = "0.1.0", note = "renamed to `mrtr_runtime::machine::ReplayPolicy`")]
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed to `mrtr_runtime::machine::ReplayPolicy`"
+)]
 pub type RoundPolicy = crate::machine::ReplayPolicy;
 
 /// Identifies one sealed round: the first 16 bytes of the SHA-256 of its `requestState`.

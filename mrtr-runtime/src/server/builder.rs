@@ -1,0 +1,493 @@
+//! Configuring a server: [`McpServerBuilder`] collects machines, keys, policies and
+//! limits, and `build()` checks them and assembles the carriers.
+
+use super::*;
+/// Every `State<T>` a machine takes must be registered.
+pub(super) fn check_states<'a>(
+    descriptors: impl Iterator<Item = &'a MachineDescriptor>,
+    states: &AppStates,
+) -> Result<(), BuildError> {
+    for descriptor in descriptors {
+        if let Some(missing) = descriptor.states.iter().find(|s| !states.satisfies(s)) {
+            return Err(BuildError::MissingState {
+                machine: descriptor.name().to_string(),
+                state: missing.type_name(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Configures an [`McpServer`].
+///
+/// ```
+/// use std::time::Duration;
+/// use mrtr_runtime::server::{McpServer, StaleStatePolicy};
+/// use mrtr_runtime::token::KeyRing;
+/// let server = McpServer::builder("demo")
+///     .version("1.2.3")
+///     .keys(KeyRing::generate_process_local().unwrap())
+///     .state_ttl(Duration::from_secs(300))
+///     .max_state_bytes(32 * 1024)
+///     .stale_state(StaleStatePolicy::Reject)
+///     .build().unwrap();
+/// ```
+pub struct McpServerBuilder {
+    info: Implementation,
+    audience: Option<String>,
+    keys: Option<KeyRing>,
+    clock: Option<Arc<dyn Clock>>,
+    ttl: Option<Duration>,
+    max_state_bytes: Option<usize>,
+    stale_state: StaleStatePolicy,
+    tools: Registry<dyn Machine<Output = CallToolResult>>,
+    prompts: Registry<dyn Machine<Output = GetPromptResult>>,
+    resources: Registry<dyn Machine<Output = ReadResourceResult>>,
+    principal: Option<PrincipalResolver>,
+    states: AppStates,
+    legacy: LegacyServing,
+    ledger: Option<Arc<dyn RoundLedger>>,
+    round_lease: Duration,
+    round_wait: Duration,
+    instance: Option<String>,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_settings: TaskSettings,
+    max_rounds: u32,
+}
+
+impl McpServer<NoFallback> {
+    /// Starts configuring a server named `name` (also the default token audience).
+    ///
+    /// ```
+    /// use rmcp::ServerHandler;
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.get_info().server_info.name, "demo");
+    /// assert_eq!(server.audience(), "demo");
+    /// ```
+    pub fn builder(name: impl Into<String>) -> McpServerBuilder {
+        McpServerBuilder {
+            info: Implementation::new(name, env!("CARGO_PKG_VERSION")),
+            audience: None,
+            keys: None,
+            clock: None,
+            ttl: None,
+            max_state_bytes: None,
+            stale_state: StaleStatePolicy::default(),
+            tools: Registry::default(),
+            prompts: Registry::default(),
+            resources: Registry::default(),
+            principal: None,
+            states: AppStates::default(),
+            legacy: LegacyServing {
+                enabled: true,
+                request_timeout: legacy::DEFAULT_LEGACY_REQUEST_TIMEOUT,
+            },
+            ledger: None,
+            round_lease: ledger::rounds::DEFAULT_LEASE,
+            round_wait: ledger::rounds::DEFAULT_WAIT,
+            instance: None,
+            task_store: None,
+            task_settings: TaskSettings::default(),
+            max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
+        }
+    }
+}
+
+impl McpServerBuilder {
+    /// The server version reported in `serverInfo`.
+    ///
+    /// ```
+    /// use rmcp::ServerHandler;
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .version("2.0.0")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.get_info().server_info.version, "2.0.0");
+    /// ```
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// The audience bound into every token (defaults to the server name). Instances that
+    /// continue each other's flows must share it, and their keys.
+    ///
+    /// ```
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .audience("demo.example.com")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.audience(), "demo.example.com");
+    /// ```
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
+        self
+    }
+
+    /// The key ring that seals and opens states. Without it, keys come from the
+    /// `MRTR_KEYS` environment variable, or a process-local key is generated (with a
+    /// warning: other instances cannot continue its flows).
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap());
+    /// ```
+    pub fn keys(mut self, keys: KeyRing) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
+    /// The clock for issuing and expiring states (tests inject a manual one).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .clock(Arc::new(mrtr_runtime::token::SystemClock));
+    /// ```
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// How long a client may take to answer one round (default 600 s; every round
+    /// re-seals with a fresh expiry).
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").state_ttl(std::time::Duration::from_secs(60));
+    /// ```
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// The largest `requestState` accepted or produced (default 64 KiB); checked before
+    /// any decoding.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").max_state_bytes(16 * 1024);
+    /// ```
+    pub fn max_state_bytes(mut self, bytes: usize) -> Self {
+        self.max_state_bytes = Some(bytes);
+        self
+    }
+
+    /// What to do with a state sealed by another version of a machine.
+    ///
+    /// ```
+    /// use mrtr_runtime::server::{McpServer, StaleStatePolicy};
+    /// let b = McpServer::builder("demo").stale_state(StaleStatePolicy::Reject);
+    /// ```
+    pub fn stale_state(mut self, policy: StaleStatePolicy) -> Self {
+        self.stale_state = policy;
+        self
+    }
+
+    /// Replaces how the principal of a request is found (default: a [`Principal`] HTTP
+    /// extension, else a salted hash of the `Authorization` header, else none).
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .principal(|_context| Some("tenant-7".to_string()));
+    /// ```
+    pub fn principal(
+        mut self,
+        resolver: impl Fn(&RequestContext<RoleServer>) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.principal = Some(Arc::new(resolver));
+        self
+    }
+
+    /// Protects resumed rounds with a round ledger (see [`ledger`]): each is claimed before
+    /// its code runs and its outcome recorded, so a presented-again round answers the same
+    /// response instead of running again. Applies to every machine except those marked
+    /// [`ReplayPolicy::Unprotected`](crate::machine::ReplayPolicy::Unprotected).
+    ///
+    /// ```
+    /// use mrtr_runtime::server::ledger::MemoryLedger;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").round_ledger(MemoryLedger::new());
+    /// ```
+    pub fn round_ledger(mut self, ledger: impl RoundLedger) -> Self {
+        self.ledger = Some(Arc::new(ledger));
+        self
+    }
+
+    /// How long a running round's claim holds without renewal (default 30 s). The instance
+    /// running it renews it every third of this; if the instance dies, the round may run
+    /// again this long after its last renewal (never, for
+    /// [`ReplayPolicy::AtMostOnce`](crate::machine::ReplayPolicy::AtMostOnce) machines).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").round_lease(Duration::from_secs(10));
+    /// ```
+    pub fn round_lease(mut self, lease: Duration) -> Self {
+        self.round_lease = lease.max(Duration::from_millis(30));
+        self
+    }
+
+    /// How long a second presentation of a running round waits for the first one's
+    /// outcome before answering `-32050` (retryable); default 5 s.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").round_wait(Duration::from_secs(2));
+    /// ```
+    pub fn round_wait(mut self, wait: Duration) -> Self {
+        self.round_wait = wait;
+        self
+    }
+
+    /// Names this instance in every result's `_meta` (`"io.mrtr/instance"`), to see which
+    /// instance behind a load balancer ran a round. A response replayed from the round
+    /// ledger keeps the name of the instance that ran it.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").instance_id("node-a");
+    /// ```
+    pub fn instance_id(mut self, id: impl Into<String>) -> Self {
+        self.instance = Some(id.into());
+        self
+    }
+
+    /// Where tasks live (see [`tasks`]): shared by every instance that serves the same
+    /// tasks. Without it, a server with a task tool keeps them in a [`MemoryTaskStore`].
+    ///
+    /// ```
+    /// use mrtr_runtime::server::tasks::MemoryTaskStore;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").task_store(MemoryTaskStore::new());
+    /// ```
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// Task TTL, cap on live tasks and suggested polling interval (see [`TaskSettings`]).
+    ///
+    /// ```
+    /// use mrtr_runtime::server::tasks::TaskSettings;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .task_settings(TaskSettings::default().max_live_tasks(100));
+    /// ```
+    pub fn task_settings(mut self, settings: TaskSettings) -> Self {
+        self.task_settings = settings;
+        self
+    }
+
+    /// Whether clients that negotiate 2025-11-25 or older through `initialize` are served
+    /// (default: yes). They cannot answer `input_required`, so their calls are driven
+    /// in-process: each suspension's requests are sent to the client over the session
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) and the machine resumes
+    /// with the replies, without sealing and without re-running code. Off, only 2026-07-28
+    /// and later are advertised and a legacy `initialize` is refused.
+    ///
+    /// ```
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .legacy_sessions(false)
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(!server.serves_legacy_sessions());
+    /// ```
+    pub fn legacy_sessions(mut self, enabled: bool) -> Self {
+        self.legacy.enabled = enabled;
+        self
+    }
+
+    /// How long a legacy session's client may take to answer one server→client request
+    /// (default [`DEFAULT_LEGACY_REQUEST_TIMEOUT`], 600 s). Past it the request is
+    /// cancelled on the client and the call ends with a JSON-RPC error naming the request.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .legacy_request_timeout(std::time::Duration::from_secs(120));
+    /// ```
+    pub fn legacy_request_timeout(mut self, timeout: Duration) -> Self {
+        self.legacy.request_timeout = timeout;
+        self
+    }
+
+    /// Registers application state (a pool, a client, a config) for the machines that
+    /// take a `State<T>` parameter. The value is cloned into every round, so register a
+    /// cheap handle (an `Arc<..>`, a pool handle); one value per type.
+    ///
+    /// ```
+    /// use std::sync::{Arc, atomic::AtomicU64};
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").app_state(Arc::new(AtomicU64::new(0)));
+    /// ```
+    pub fn app_state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// The former name of [`app_state`](Self::app_state) (`state` read as the sealed
+    /// `requestState`, which `state_ttl` and `max_state_bytes` are about).
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").state(7u8);
+    /// ```
+    #[deprecated(since = "0.1.0", note = "renamed to `app_state`")]
+    pub fn state<T: Clone + Send + Sync + 'static>(self, value: T) -> Self {
+        self.app_state(value)
+    }
+
+    /// How many rounds one call may take (default [`DEFAULT_MAX_ROUNDS_PER_CALL`], 64).
+    /// Every time a call asks — a new question, or the same one again after an unusable
+    /// answer — is a round, on every carrier (MRTR, legacy sessions, tasks). Past it the
+    /// call ends with an error naming the tool and the limit: `-32603` when the tool kept
+    /// asking, `-32602` when an answer stayed unusable.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").max_rounds_per_call(200);
+    /// ```
+    pub fn max_rounds_per_call(mut self, rounds: u32) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Registers a tool machine (e.g. a `#[mrtr::tool]` function).
+    ///
+    /// ```no_run
+    /// # fn f(deploy: impl mrtr_runtime::machine::Machine<Output = rmcp::model::CallToolResult>) {
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").tool(deploy);
+    /// # }
+    /// ```
+    pub fn tool(mut self, machine: impl Machine<Output = CallToolResult>) -> Self {
+        let machine: ToolMachine = Arc::new(machine);
+        self.tools.insert(machine);
+        self
+    }
+
+    /// Registers a prompt machine (e.g. a `#[mrtr::prompt]` function).
+    ///
+    /// ```no_run
+    /// # fn f(p: impl mrtr_runtime::machine::Machine<Output = rmcp::model::GetPromptResult>) {
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").prompt(p);
+    /// # }
+    /// ```
+    pub fn prompt(mut self, machine: impl Machine<Output = GetPromptResult>) -> Self {
+        let machine: PromptMachine = Arc::new(machine);
+        self.prompts.insert(machine);
+        self
+    }
+
+    /// Registers a resource machine (e.g. a `#[mrtr::resource]` function).
+    ///
+    /// ```no_run
+    /// # fn f(r: impl mrtr_runtime::machine::Machine<Output = rmcp::model::ReadResourceResult>) {
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").resource(r);
+    /// # }
+    /// ```
+    pub fn resource(mut self, machine: impl Machine<Output = ReadResourceResult>) -> Self {
+        let machine: ResourceMachine = Arc::new(machine);
+        self.resources.insert(machine);
+        self
+    }
+
+    /// Builds a server that serves only the registered machines.
+    ///
+    /// ```
+    /// use rmcp::ServerHandler;
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build().unwrap();
+    /// // Nothing registered: no tools, prompts or resources capability is advertised.
+    /// let capabilities = server.get_info().capabilities;
+    /// assert!(capabilities.tools.is_none() && capabilities.prompts.is_none());
+    /// ```
+    pub fn build(self) -> Result<McpServer<NoFallback>, BuildError> {
+        self.build_with(NoFallback)
+    }
+
+    /// Builds a server that serves the registered machines and hands everything else
+    /// (other tools, prompts, resources, completions, ...) to `fallback`, e.g. an existing
+    /// rmcp server with hand-written tools.
+    ///
+    /// ```
+    /// struct Legacy;
+    /// impl rmcp::ServerHandler for Legacy {}
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .build_with(Legacy).unwrap();
+    /// ```
+    pub fn build_with<F: ServerHandler>(self, fallback: F) -> Result<McpServer<F>, BuildError> {
+        let descriptors = (self.tools.iter().map(|m| m.descriptor()))
+            .chain(self.prompts.iter().map(|m| m.descriptor()))
+            .chain(self.resources.iter().map(|m| m.descriptor()));
+        let descriptors: Vec<&MachineDescriptor> = descriptors.collect();
+        check_states(descriptors.iter().copied(), &self.states)?;
+        if self.ledger.is_none()
+            && let Some(machine) = descriptors
+                .iter()
+                .find(|d| d.replay == crate::machine::ReplayPolicy::AtMostOnce)
+        {
+            return Err(BuildError::AtMostOnceWithoutLedger {
+                machine: machine.name().to_owned(),
+            });
+        }
+        let keys = match self.keys {
+            Some(keys) => keys,
+            None => KeyRing::from_env_or_generate()?,
+        };
+        let mut sealer =
+            StateSealer::new(keys).with_clock(self.clock.unwrap_or_else(|| Arc::new(SystemClock)));
+        if let Some(ttl) = self.ttl {
+            sealer = sealer.with_ttl(ttl);
+        }
+        if let Some(bytes) = self.max_state_bytes {
+            sealer = sealer.with_max_token_bytes(bytes);
+        }
+        let audience = self.audience.unwrap_or_else(|| self.info.name.clone());
+        let states = Arc::new(self.states);
+        let task_tools: Vec<_> = (self.tools.iter())
+            .filter(|tool| tool.descriptor().task.is_some())
+            .cloned()
+            .collect();
+        let stamp = Arc::new(Stamp::new(&self.info, self.instance));
+        let limits = RoundLimits {
+            max_rounds: self.max_rounds,
+            max_state_bytes: sealer.max_token_bytes(),
+        };
+        let tasks = (!task_tools.is_empty() || self.task_store.is_some()).then(|| {
+            Tasks::new(
+                self.task_store
+                    .unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+                self.task_settings,
+                Arc::clone(&states),
+                task_tools,
+                Arc::clone(&stamp),
+                limits,
+            )
+        });
+        Ok(McpServer {
+            inner: Arc::new(Inner {
+                mrtr: Mrtr {
+                    sealer,
+                    audience,
+                    stale_state: self.stale_state,
+                    states,
+                    rounds: self.ledger.map(|ledger| {
+                        ledger::rounds::Rounds::new(ledger, self.round_lease, self.round_wait)
+                    }),
+                    max_rounds: self.max_rounds,
+                    stamp,
+                },
+                info: self.info,
+                tools: self.tools,
+                prompts: self.prompts,
+                resources: self.resources,
+                principal: self
+                    .principal
+                    .unwrap_or_else(|| Arc::new(principal::default_principal)),
+                legacy: self.legacy,
+                tasks,
+                fallback,
+            }),
+        })
+    }
+}
