@@ -28,7 +28,7 @@ pub(super) fn descriptor(
     } else {
         quote!(#descriptor.with_states([#(#requirements),*]))
     };
-    let descriptor = match &function.args.rounds {
+    let descriptor = match &function.args.replay {
         Some(policy) => {
             quote!(#descriptor.with_rounds(::mrtr::__private::RoundPolicy::#policy))
         }
@@ -41,7 +41,7 @@ pub(super) fn descriptor(
             } else {
                 quote!(::mrtr::__private::TaskSupport::optional())
             };
-            let support = match &function.args.mrtr_rounds {
+            let support = match &function.args.task_after {
                 Some(rounds) => quote!(#support.after_mrtr_rounds(#rounds)),
                 None => support,
             };

@@ -13,6 +13,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote};
 use syn::Ident;
 
+use crate::internals::attr::deprecations;
 use crate::machine::analyze::Liveness;
 use crate::machine::cfg::*;
 use crate::machine::parse::{Kind, MachineFn};
@@ -170,6 +171,8 @@ pub fn expand(
     let name = &function.ident;
     let cfgs = cfg_attrs(function);
     let item = struct_item(function);
+    // Empty unless an old key name was used.
+    let deprecations = deprecations(&function.args, &function.attrs);
     let arg_fields = arg_fields(function);
     let states = state_enum(&generator, function, &reachable);
     let literals = string_literals(function.body.to_token_stream());
@@ -182,6 +185,7 @@ pub fn expand(
 
     quote! {
         #item
+        #deprecations
 
         #(#cfgs)*
         const _: () = {
