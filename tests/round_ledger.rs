@@ -48,7 +48,7 @@ async fn charge(State(bank): State<Arc<Bank>>, cents: u32) -> String {
 }
 
 /// The same flow, run at most once per round.
-#[mrtr::tool(rounds = "at_most_once")]
+#[mrtr::tool(replay = "at_most_once")]
 async fn pay(State(bank): State<Arc<Bank>>) -> String {
     let go = ask!(key = "go", confirm("Pay?"));
     bank.charged.fetch_add(1, Ordering::SeqCst);
@@ -57,6 +57,8 @@ async fn pay(State(bank): State<Arc<Bank>>) -> String {
 
 /// A read-only lookup: no ledger round trip.
 #[mrtr::tool(rounds = "unprotected")]
+// The old name of `replay`, kept for one release: still accepted (deprecated).
+#[allow(deprecated)]
 async fn lookup(State(bank): State<Arc<Bank>>) -> String {
     let what = match ask!(key = "what", text("Look up what?")) {
         mrtr::machine::Elicited::Accept(what) => what,

@@ -86,7 +86,7 @@ async fn multi_input() -> String {
 }
 
 /// Asks the user's name as an MRTR round, then finishes as a task.
-#[mrtr::tool(task = "required", mrtr_rounds = 1)]
+#[mrtr::tool(task = "required", task_after = 1)]
 async fn test_tool_with_task() -> String {
     let name = match ask!(key = "user_name", form::<Name>("What is your name?")) {
         Elicited::Accept(Name { name }) => name,

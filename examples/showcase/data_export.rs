@@ -8,7 +8,7 @@ use std::time::Duration;
 use mrtr::machine::{Elicited, ToolError};
 
 /// Export a dataset of an account: pick it, then answer what the export finds.
-#[mrtr::tool(task = "optional", mrtr_rounds = 1)]
+#[mrtr::tool(task = "optional", task_after = 1)]
 pub async fn export_dataset(
     /// The account whose data is exported, e.g. "acme".
     account: String,

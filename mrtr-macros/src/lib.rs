@@ -19,10 +19,36 @@ mod machine;
 /// `join!` into a resumable MCP tool: a unit struct of the same name implementing
 /// `mrtr::machine::Machine<Output = CallToolResult>`, registered with `.tool(name)`.
 ///
-/// Arguments: `name = "..."` (listed name), `description = "..."` (instead of the doc
-/// comment), `compat = "..."` (declare a layout-compatible edit: keeps in-flight flows),
-/// `crate = "..."` (where the `mrtr` facade is, when the dependency is renamed or re-exported;
-/// default `::mrtr`, as `#[serde(crate = "...")]` does):
+/// # Arguments
+///
+/// All optional, as `#[mrtr::tool(key = value, ..)]`:
+///
+/// | argument | value | meaning |
+/// | --- | --- | --- |
+/// | `name` | `"..."` | the listed name (default: the function's name) |
+/// | `description` | `"..."` | the listed description (default: the doc comment) |
+/// | `compat` | `"..."` | declares an edit layout-compatible: the state's fingerprint is taken from this tag instead of the body, so flows in flight keep working across the edit; change the tag when the layout changes |
+/// | `replay` | `"rerun_after_lease"` (default), `"at_most_once"`, `"unprotected"` | how the server's round ledger protects a resumed round: run again once the lease of a dead instance lapses; never run again (the flow fails closed and starts over); or not claimed at all (for rounds without side effects) |
+/// | `task` | `"optional"`, `"required"` | the tool may, or must, run as an MCP task (tasks extension) |
+/// | `task_after` | a number `N` (default 0) | with `task`: the first `N` rounds are answered as MRTR, then the call continues as a task |
+/// | `crate` | `"path"` | where the `mrtr` facade is, when the dependency is renamed or re-exported (default `::mrtr`, as `#[serde(crate = "...")]` does) |
+///
+/// `rounds = "..."` and `mrtr_rounds = N`, the old names of `replay` and `task_after`,
+/// still work for one release, with a deprecation warning at the key.
+///
+/// ```
+/// /// Charges a card: a round that dies mid-way must never run twice.
+/// #[mrtr::tool(name = "charge_card", replay = "at_most_once", task = "optional", task_after = 1)]
+/// async fn charge(amount: u32) -> String {
+///     let card = ask!(text("Which card?")).ok().unwrap_or_default();
+///     format!("charged {amount} to {card}")
+/// }
+///
+/// use mrtr::machine::Machine;
+/// assert_eq!(charge.descriptor().name(), "charge_card");
+/// ```
+///
+/// `crate = "..."`:
 ///
 /// ```
 /// mod deps {
@@ -63,11 +89,27 @@ pub fn tool(
 }
 
 /// Like [`macro@tool`], for `prompts/get`: the function returns prompt messages
-/// (`Vec<PromptMessage>`, `String`, `GetPromptResult`, ...).
+/// (`Vec<PromptMessage>`, `String`, `GetPromptResult`, ...). Parameters are the prompt's
+/// arguments (an `Option<..>` one is not required; its doc comment describes it).
+///
+/// # Arguments
+///
+/// All optional, as `#[mrtr::prompt(key = value, ..)]`; as for [`macro@tool`]:
+///
+/// | argument | value | meaning |
+/// | --- | --- | --- |
+/// | `name` | `"..."` | the listed name (default: the function's name) |
+/// | `description` | `"..."` | the listed description (default: the doc comment) |
+/// | `compat` | `"..."` | declares an edit layout-compatible (see [`macro@tool`]) |
+/// | `replay` | `"rerun_after_lease"` (default), `"at_most_once"`, `"unprotected"` | how the round ledger protects a resumed round (see [`macro@tool`]) |
+/// | `crate` | `"path"` | where the `mrtr` facade is (default `::mrtr`) |
+///
+/// A prompt cannot run as a task: `task` and `task_after` are tools' arguments. `rounds`,
+/// the old name of `replay`, still works for one release, with a deprecation warning.
 ///
 /// ```
 /// /// Brainstorm on a topic.
-/// #[mrtr::prompt(name = "ideas")]
+/// #[mrtr::prompt(name = "ideas", replay = "unprotected")]
 /// async fn brainstorm(topic: String) -> String {
 ///     let tone = ask!(choice("Tone?", ["serious", "playful"])).ok().unwrap_or_default();
 ///     format!("Give three {tone} ideas about {topic}.")
@@ -89,9 +131,26 @@ pub fn prompt(
 /// Like [`macro@tool`], for `resources/read` of a fixed `uri = "..."` (optionally
 /// `mime_type = "..."`): the function returns the contents.
 ///
+/// # Arguments
+///
+/// As `#[mrtr::resource(key = value, ..)]`; only `uri` is required:
+///
+/// | argument | value | meaning |
+/// | --- | --- | --- |
+/// | `uri` | `"scheme://..."` | the resource's URI (required) |
+/// | `name` | `"..."` | the listed name (default: the function's name) |
+/// | `mime_type` | `"..."` | the listed MIME type of the contents |
+/// | `description` | `"..."` | the listed description (default: the doc comment) |
+/// | `compat` | `"..."` | declares an edit layout-compatible (see [`macro@tool`]) |
+/// | `replay` | `"rerun_after_lease"` (default), `"at_most_once"`, `"unprotected"` | how the round ledger protects a resumed round (see [`macro@tool`]) |
+/// | `crate` | `"path"` | where the `mrtr` facade is (default `::mrtr`) |
+///
+/// A resource cannot run as a task: `task` and `task_after` are tools' arguments. `rounds`,
+/// the old name of `replay`, still works for one release, with a deprecation warning.
+///
 /// ```
 /// /// Today's notes.
-/// #[mrtr::resource(uri = "notes://today", mime_type = "text/plain")]
+/// #[mrtr::resource(uri = "notes://today", name = "notes", mime_type = "text/plain", compat = "v1")]
 /// async fn notes() -> String {
 ///     let roots = roots!();
 ///     format!("{} workspace roots", roots.len())

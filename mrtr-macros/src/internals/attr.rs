@@ -40,8 +40,9 @@ impl Kind {
 }
 
 /// The arguments of `#[mrtr::tool(..)]` and its siblings: `name = "..."`,
-/// `compat = "..."`, `description = "..."`, `rounds = "..."`, `crate = "..."`, and for
-/// resources `uri = "..."` and `mime_type = "..."`.
+/// `compat = "..."`, `description = "..."`, `replay = "..."`, `crate = "..."`, for tools
+/// `task = "..."` and `task_after = N`, and for resources `uri = "..."` and
+/// `mime_type = "..."`.
 #[derive(Debug, Default)]
 pub(crate) struct MachineArgs {
     /// Listed name (default: the function name).
@@ -56,17 +57,43 @@ pub(crate) struct MachineArgs {
     pub(crate) description: Option<LitStr>,
     /// Where the `mrtr` facade is when it is renamed or re-exported (`crate = "..."`).
     pub(crate) krate: Option<syn::Path>,
-    /// How the round ledger protects the machine's rounds (`rounds = "at_most_once"`): the
-    /// `RoundPolicy` variant's name.
-    pub(crate) rounds: Option<Ident>,
+    /// How the round ledger protects the machine's rounds against replays
+    /// (`replay = "at_most_once"`): the `ReplayPolicy` variant's name.
+    pub(crate) replay: Option<Ident>,
     /// Whether the tool may run as a task (`task = "optional"` / `"required"`): whether
     /// it is required.
     pub(crate) task: Option<bool>,
-    /// How many rounds are MRTR rounds before the task is created (`mrtr_rounds = N`).
-    pub(crate) mrtr_rounds: Option<syn::LitInt>,
+    /// How many rounds are MRTR rounds before the task is created (`task_after = N`).
+    pub(crate) task_after: Option<syn::LitInt>,
+    /// Keys written under their old, deprecated names, as the user wrote them.
+    pub(crate) deprecated: Vec<DeprecatedKey>,
 }
 
-/// The values `rounds = "..."` takes, and the `RoundPolicy` variant each names.
+/// A key written under its old name: still accepted for one release, with a deprecation
+/// warning at the key.
+#[derive(Debug)]
+pub(crate) struct DeprecatedKey {
+    /// The old key, with the user's span.
+    pub(crate) key: Ident,
+    /// The deprecation note: what to write instead.
+    pub(crate) note: &'static str,
+}
+
+/// Renamed keys: the old name, the new one, and the deprecation note an old use gets.
+const RENAMED_KEYS: [(&str, &str, &str); 2] = [
+    (
+        "rounds",
+        "replay",
+        "`rounds` is renamed: use `replay = \"...\"` instead",
+    ),
+    (
+        "mrtr_rounds",
+        "task_after",
+        "`mrtr_rounds` is renamed: use `task_after = N` instead",
+    ),
+];
+
+/// The values `replay = "..."` takes, and the `ReplayPolicy` variant each names.
 pub(crate) const ROUND_POLICIES: [(&str, &str); 3] = [
     ("rerun_after_lease", "RerunAfterLease"),
     ("at_most_once", "AtMostOnce"),
@@ -95,132 +122,218 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             );
             continue;
         };
-        let key = pair
+        let written = pair
             .path
             .get_ident()
             .map(Ident::to_string)
             .unwrap_or_default();
-        if key == "mrtr_rounds" {
-            if kind != Kind::Tool {
-                errors.at(
-                    spanned(&pair.path),
-                    format!(
-                        "`mrtr_rounds` is for tools that run as tasks; #[mrtr::{}] cannot",
-                        kind.as_str()
-                    ),
-                );
-                continue;
+        let key = match RENAMED_KEYS.iter().find(|(old, _, _)| *old == written) {
+            Some((_, new, note)) => {
+                if let Some(ident) = pair.path.get_ident() {
+                    args.deprecated.push(DeprecatedKey {
+                        key: ident.clone(),
+                        note,
+                    });
+                }
+                new.to_string()
             }
-            if args.mrtr_rounds.is_some() {
-                errors.at(spanned(&pair.path), "`mrtr_rounds` is given twice");
-            }
-            match &pair.value {
-                Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(count),
-                    ..
-                }) if count.base10_parse::<u32>().is_ok() => args.mrtr_rounds = Some(count.clone()),
-                other => errors.at(
-                    spanned(other),
-                    "`mrtr_rounds` takes a number of rounds, e.g. `mrtr_rounds = 1`",
-                ),
-            }
-            continue;
-        }
-        let value = match &pair.value {
-            Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(lit),
-                ..
-            }) => lit.clone(),
-            other => {
-                errors.at(
-                    spanned(other),
-                    format!("`{key}` takes a string literal, e.g. `{key} = \"...\"`"),
-                );
-                continue;
-            }
+            None => written.clone(),
         };
-        if key == "crate" {
+        let key = Key {
+            name: &key,
+            written: &written,
+        };
+        machine_arg(kind, pair, key, &mut args, errors);
+    }
+    check_machine_args(kind, &args, errors);
+    args
+}
+
+/// A key of a machine attribute: its current name, and the name as written (an old name of
+/// a renamed key, or the same).
+#[derive(Clone, Copy)]
+struct Key<'k> {
+    name: &'k str,
+    written: &'k str,
+}
+
+impl Key<'_> {
+    /// "`key` is given twice", naming the old name when that is what was written.
+    fn twice(self) -> String {
+        if self.name == self.written {
+            format!("`{}` is given twice", self.name)
+        } else {
+            format!(
+                "`{}` is given twice (`{}` is its old name)",
+                self.name, self.written
+            )
+        }
+    }
+}
+
+/// Reads one `key = value` into `args`.
+fn machine_arg(
+    kind: Kind,
+    pair: &syn::MetaNameValue,
+    key: Key,
+    args: &mut MachineArgs,
+    errors: &mut Errors,
+) {
+    if key.name == "task_after" {
+        return task_after_arg(kind, pair, key, args, errors);
+    }
+    let value = match &pair.value {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => lit.clone(),
+        other => {
+            let written = key.written;
+            errors.at(
+                spanned(other),
+                format!("`{written}` takes a string literal, e.g. `{written} = \"...\"`"),
+            );
+            return;
+        }
+    };
+    let slot = match (key.name, kind) {
+        ("crate", _) => {
             if args.krate.is_some() {
-                errors.at(spanned(&pair.path), "`crate` is given twice");
+                errors.at(spanned(&pair.path), key.twice());
             }
             args.krate = parse_literal(&value, errors).or(args.krate.take());
-            continue;
+            return;
         }
-        if key == "rounds" {
-            if args.rounds.is_some() {
-                errors.at(spanned(&pair.path), "`rounds` is given twice");
-            }
-            match ROUND_POLICIES
-                .iter()
-                .find(|(name, _)| value.value() == *name)
-            {
-                Some((_, variant)) => args.rounds = Some(Ident::new(variant, value.span())),
-                None => errors.at(
-                    spanned(&value),
-                    format!(
-                        "unknown round policy \"{}\"; expected one of {}",
-                        value.value(),
-                        ROUND_POLICIES
-                            .iter()
-                            .map(|(name, _)| format!("\"{name}\""))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ),
-            }
-            continue;
-        }
-        if key == "task" && kind == Kind::Tool {
-            if args.task.is_some() {
-                errors.at(spanned(&pair.path), "`task` is given twice");
-            }
-            match value.value().as_str() {
-                "optional" => args.task = Some(false),
-                "required" => args.task = Some(true),
-                other => errors.at(
-                    spanned(&value),
-                    format!(
-                        "unknown task support \"{other}\"; expected \"optional\" or \"required\""
-                    ),
-                ),
-            }
-            continue;
-        }
-        let slot = match (key.as_str(), kind) {
-            ("name", _) => &mut args.name,
-            ("compat", _) => &mut args.compat,
-            ("description", _) => &mut args.description,
-            ("uri", Kind::Resource) => &mut args.uri,
-            ("mime_type", Kind::Resource) => &mut args.mime_type,
-            _ => {
-                let allowed = match kind {
-                    Kind::Resource => {
-                        "`uri`, `name`, `mime_type`, `description`, `compat`, `rounds`, `crate`"
-                    }
-                    Kind::Tool => {
-                        "`name`, `description`, `compat`, `rounds`, `task`, `mrtr_rounds`, `crate`"
-                    }
-                    Kind::Prompt => "`name`, `description`, `compat`, `rounds`, `crate`",
-                };
-                errors.at(
-                    spanned(&pair.path),
-                    format!(
-                        "unknown argument `{key}` for #[mrtr::{}]; expected one of {allowed}",
-                        kind.as_str()
-                    ),
-                );
-                continue;
-            }
-        };
-        if slot.is_some() {
-            errors.at(spanned(&pair.path), format!("`{key}` is given twice"));
-        }
-        *slot = Some(value);
+        ("replay", _) => return replay_arg(&pair.path, &value, key, args, errors),
+        ("task", Kind::Tool) => return task_arg(&pair.path, &value, key, args, errors),
+        ("name", _) => &mut args.name,
+        ("compat", _) => &mut args.compat,
+        ("description", _) => &mut args.description,
+        ("uri", Kind::Resource) => &mut args.uri,
+        ("mime_type", Kind::Resource) => &mut args.mime_type,
+        _ => return unknown_arg(kind, &pair.path, key, errors),
+    };
+    if slot.is_some() {
+        errors.at(spanned(&pair.path), key.twice());
     }
-    if let (Some(rounds), None) = (&args.mrtr_rounds, args.task) {
+    *slot = Some(value);
+}
+
+/// `task_after = N` (tools only): a number of rounds.
+fn task_after_arg(
+    kind: Kind,
+    pair: &syn::MetaNameValue,
+    key: Key,
+    args: &mut MachineArgs,
+    errors: &mut Errors,
+) {
+    let written = key.written;
+    if kind != Kind::Tool {
+        errors.at(
+            spanned(&pair.path),
+            format!(
+                "`{written}` is for tools that run as tasks; #[mrtr::{}] cannot",
+                kind.as_str()
+            ),
+        );
+        return;
+    }
+    if args.task_after.is_some() {
+        errors.at(spanned(&pair.path), key.twice());
+    }
+    match &pair.value {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(count),
+            ..
+        }) if count.base10_parse::<u32>().is_ok() => args.task_after = Some(count.clone()),
+        other => errors.at(
+            spanned(other),
+            format!("`{written}` takes a number of rounds, e.g. `task_after = 1`"),
+        ),
+    }
+}
+
+/// `replay = "..."`: one of [`ROUND_POLICIES`].
+fn replay_arg(
+    path: &syn::Path,
+    value: &LitStr,
+    key: Key,
+    args: &mut MachineArgs,
+    errors: &mut Errors,
+) {
+    if args.replay.is_some() {
+        errors.at(spanned(path), key.twice());
+    }
+    match ROUND_POLICIES
+        .iter()
+        .find(|(name, _)| value.value() == *name)
+    {
+        Some((_, variant)) => args.replay = Some(Ident::new(variant, value.span())),
+        None => errors.at(
+            spanned(value),
+            format!(
+                "unknown round policy \"{}\"; expected one of {}",
+                value.value(),
+                ROUND_POLICIES
+                    .iter()
+                    .map(|(name, _)| format!("\"{name}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+    }
+}
+
+/// `task = "optional"` or `task = "required"` (tools only).
+fn task_arg(
+    path: &syn::Path,
+    value: &LitStr,
+    key: Key,
+    args: &mut MachineArgs,
+    errors: &mut Errors,
+) {
+    if args.task.is_some() {
+        errors.at(spanned(path), key.twice());
+    }
+    match value.value().as_str() {
+        "optional" => args.task = Some(false),
+        "required" => args.task = Some(true),
+        other => errors.at(
+            spanned(value),
+            format!("unknown task support \"{other}\"; expected \"optional\" or \"required\""),
+        ),
+    }
+}
+
+/// A key this kind of attribute does not take: the error lists the ones it does.
+fn unknown_arg(kind: Kind, path: &syn::Path, key: Key, errors: &mut Errors) {
+    let allowed = match kind {
+        Kind::Resource => "`uri`, `name`, `mime_type`, `description`, `compat`, `replay`, `crate`",
+        Kind::Tool => "`name`, `description`, `compat`, `replay`, `task`, `task_after`, `crate`",
+        Kind::Prompt => "`name`, `description`, `compat`, `replay`, `crate`",
+    };
+    errors.at(
+        spanned(path),
+        format!(
+            "unknown argument `{}` for #[mrtr::{}]; expected one of {allowed}",
+            key.written,
+            kind.as_str()
+        ),
+    );
+}
+
+/// What the arguments need together: `task_after` needs `task`; a resource needs its URI.
+fn check_machine_args(kind: Kind, args: &MachineArgs, errors: &mut Errors) {
+    if let (Some(rounds), None) = (&args.task_after, args.task) {
+        let written = match args.deprecated.iter().any(|old| old.key == "mrtr_rounds") {
+            true => "mrtr_rounds",
+            false => "task_after",
+        };
         errors.at(
             rounds.span(),
-            "`mrtr_rounds` counts the MRTR rounds before a task: add `task = \"optional\"` or `task = \"required\"`",
+            format!(
+                "`{written}` counts the MRTR rounds before a task: add `task = \"optional\"` or `task = \"required\"`"
+            ),
         );
     }
     if kind == Kind::Resource && args.uri.is_none() {
@@ -229,7 +342,34 @@ pub(crate) fn machine_args(kind: Kind, tokens: TokenStream, errors: &mut Errors)
             "#[mrtr::resource] needs the resource's URI: #[mrtr::resource(uri = \"app://...\")]",
         );
     }
-    args
+}
+
+/// For each key written under its old name, a use of a `#[deprecated]` item spanned at that
+/// key: stable Rust has no other way for a proc macro to warn. Inside an anonymous `const`,
+/// so nothing is added to the user's scope; `attrs` (the function's `cfg` and lint levels)
+/// apply to it, so `#[allow(deprecated)]` on the function silences it.
+pub(crate) fn deprecations(args: &MachineArgs, attrs: &[Attribute]) -> TokenStream {
+    let attrs = attrs.iter().filter(|attr| !attr.path().is_ident("expect"));
+    let uses = args.deprecated.iter().map(|old| {
+        let ident = &old.key;
+        let note = old.note;
+        let used = quote::quote_spanned!(ident.span()=> let _ = #ident;);
+        quote::quote! {
+            #[deprecated(note = #note)]
+            #[allow(non_upper_case_globals)]
+            const #ident: () = ();
+            #used
+        }
+    });
+    if args.deprecated.is_empty() {
+        return TokenStream::new();
+    }
+    quote::quote! {
+        #(#attrs)*
+        const _: () = {
+            #(#uses)*
+        };
+    }
 }
 
 /// One `key = value` inside `#[form(...)]`.
@@ -379,7 +519,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `rounds`, `task`, `mrtr_rounds`, `crate`",
+                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `replay`, `task`, `task_after`, `crate`",
                 "`compat` takes a string literal, e.g. `compat = \"...\"`",
                 "expected `key = \"value\"` in #[mrtr::tool(..)]",
                 "`name` is given twice",

@@ -140,6 +140,34 @@ fn is_request_cx(ty: &Type) -> bool {
 /// for an inert stub.
 pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors) -> MachineFn {
     let sig = &item.sig;
+    check_signature(sig, errors);
+    let (params, states, cx) = parse_params(kind, sig, errors);
+    let ret = return_type(sig, errors);
+    let signature_tokens = signature_tokens(sig);
+    let attrs = machine_attrs(&item, errors);
+    let doc = match &args.description {
+        Some(description) => description.value(),
+        None => doc_lines(&item.attrs),
+    };
+    MachineFn {
+        kind,
+        args,
+        attrs,
+        vis: item.vis.clone(),
+        ident: sig.ident.clone(),
+        doc,
+        params,
+        cx,
+        states,
+        ret,
+        body: *item.block,
+        signature_tokens,
+    }
+}
+
+/// Refuses what a machine's signature cannot have: generics, `const`, `unsafe`, an ABI,
+/// variadics.
+fn check_signature(sig: &syn::Signature, errors: &mut Errors) {
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.at(
             spanned(&sig.generics),
@@ -158,6 +186,16 @@ pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors
     if let Some(variadic) = &sig.variadic {
         errors.at(spanned(variadic), "an mrtr function cannot be variadic");
     }
+}
+
+/// The parameters: arguments decoded from the request, `State<T>` parameters injected from
+/// the application state, and the optional `&RequestCx`.
+#[allow(clippy::type_complexity)]
+fn parse_params(
+    kind: Kind,
+    sig: &syn::Signature,
+    errors: &mut Errors,
+) -> (Vec<Param>, Vec<StateParam>, Option<(Ident, Type)>) {
     let mut params = Vec::new();
     let mut states = Vec::new();
     let mut cx = None;
@@ -173,41 +211,7 @@ pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors
             FnArg::Typed(typed) => typed,
         };
         if let Some(inner) = state_inner(&typed.ty) {
-            let binding = match &*typed.pat {
-                Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
-                    if let Some(mutability) = pat.mutability {
-                        errors.at(
-                            mutability.span,
-                            "a `State<T>` parameter is injected again on every round, so it cannot be `mut`; \
-                             change shared state through interior mutability (`Mutex`, atomics, a pool handle)",
-                        );
-                    }
-                    Some((pat.ident.clone(), false))
-                }
-                Pat::TupleStruct(tuple) if tuple.elems.len() == 1 => match tuple.elems.first() {
-                    Some(Pat::Ident(pat))
-                        if pat.by_ref.is_none()
-                            && pat.subpat.is_none()
-                            && pat.mutability.is_none() =>
-                    {
-                        Some((pat.ident.clone(), true))
-                    }
-                    _ => None,
-                },
-                _ => None,
-            };
-            match binding {
-                Some((ident, destructured)) => states.push(StateParam {
-                    ident,
-                    destructured,
-                    inner,
-                    ty: (*typed.ty).clone(),
-                }),
-                None => errors.at(
-                    spanned(&typed.pat),
-                    "a `State<T>` parameter binds a plain name: `pool: State<Pool>` or `State(pool): State<Pool>`",
-                ),
-            }
+            states.extend(state_param(typed, inner, errors));
             continue;
         }
         if let Some(found) = impl_trait(&typed.ty) {
@@ -273,7 +277,53 @@ pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors
             forwarded,
         });
     }
-    let ret = match &sig.output {
+    (params, states, cx)
+}
+
+/// A `State<T>` parameter (`pool: State<Pool>` or `State(pool): State<Pool>`), or `None`
+/// (with an error) for any other pattern.
+fn state_param(typed: &syn::PatType, inner: Type, errors: &mut Errors) -> Option<StateParam> {
+    let binding = match &*typed.pat {
+        Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+            if let Some(mutability) = pat.mutability {
+                errors.at(
+                    mutability.span,
+                    "a `State<T>` parameter is injected again on every round, so it cannot be `mut`; \
+                     change shared state through interior mutability (`Mutex`, atomics, a pool handle)",
+                );
+            }
+            Some((pat.ident.clone(), false))
+        }
+        Pat::TupleStruct(tuple) if tuple.elems.len() == 1 => match tuple.elems.first() {
+            Some(Pat::Ident(pat))
+                if pat.by_ref.is_none() && pat.subpat.is_none() && pat.mutability.is_none() =>
+            {
+                Some((pat.ident.clone(), true))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match binding {
+        Some((ident, destructured)) => Some(StateParam {
+            ident,
+            destructured,
+            inner,
+            ty: (*typed.ty).clone(),
+        }),
+        None => {
+            errors.at(
+                spanned(&typed.pat),
+                "a `State<T>` parameter binds a plain name: `pool: State<Pool>` or `State(pool): State<Pool>`",
+            );
+            None
+        }
+    }
+}
+
+/// The declared return type (`()` when there is none); `impl Trait` is refused.
+fn return_type(sig: &syn::Signature, errors: &mut Errors) -> Type {
+    let ret: Type = match &sig.output {
         ReturnType::Default => syn::parse_quote!(()),
         ReturnType::Type(_, ty) => (**ty).clone(),
     };
@@ -283,6 +333,12 @@ pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors
             "the return type cannot be `impl Trait`: name the concrete type (e.g. `Result<String, ToolError>`)",
         );
     }
+    ret
+}
+
+/// The signature's parts the fingerprint covers: `async`, each parameter's pattern and
+/// type, and the return type.
+fn signature_tokens(sig: &syn::Signature) -> TokenStream {
     let mut signature_tokens = TokenStream::new();
     signature_tokens.extend(sig.asyncness.to_token_stream());
     for input in &sig.inputs {
@@ -292,6 +348,12 @@ pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors
         }
     }
     signature_tokens.extend(sig.output.to_token_stream());
+    signature_tokens
+}
+
+/// The attributes kept for the generated code: `cfg` and lint levels.
+fn machine_attrs(item: &ItemFn, errors: &mut Errors) -> Vec<Attribute> {
+    let sig = &item.sig;
     // `cfg` applies to everything generated; lint levels apply to the body; anything else
     // (`#[inline]`, `#[tracing::instrument]`, ...) has no meaning on the generated machine.
     let mut attrs = Vec::new();
@@ -316,22 +378,5 @@ pub fn parse_fn(kind: Kind, args: MachineArgs, item: ItemFn, errors: &mut Errors
             );
         }
     }
-    let doc = match &args.description {
-        Some(description) => description.value(),
-        None => doc_lines(&item.attrs),
-    };
-    MachineFn {
-        kind,
-        args,
-        attrs,
-        vis: item.vis.clone(),
-        ident: sig.ident.clone(),
-        doc,
-        params,
-        cx,
-        states,
-        ret,
-        body: *item.block,
-        signature_tokens,
-    }
+    attrs
 }

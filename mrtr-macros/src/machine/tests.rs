@@ -571,15 +571,16 @@ fn round_policy_argument_names_a_variant() {
     let mut errors = Errors::default();
     let args = crate::internals::attr::machine_args(
         Kind::Tool,
-        quote!(rounds = "at_most_once"),
+        quote!(replay = "at_most_once"),
         &mut errors,
     );
     assert!(errors.finish().is_ok());
-    assert_eq!(args.rounds.unwrap().to_string(), "AtMostOnce");
+    assert_eq!(args.replay.unwrap().to_string(), "AtMostOnce");
+    assert!(args.deprecated.is_empty());
     let mut errors = Errors::default();
     let args =
-        crate::internals::attr::machine_args(Kind::Tool, quote!(rounds = "twice"), &mut errors);
-    assert!(args.rounds.is_none());
+        crate::internals::attr::machine_args(Kind::Tool, quote!(replay = "twice"), &mut errors);
+    assert!(args.replay.is_none());
     let message = errors
         .finish()
         .unwrap_err()
@@ -588,6 +589,59 @@ fn round_policy_argument_names_a_variant() {
     assert!(
         message.contains(r#"unknown round policy \"twice\"; expected one of \"rerun_after_lease\", \"at_most_once\", \"unprotected\""#),
         "{message}"
+    );
+}
+
+#[test]
+fn old_key_names_still_work_and_are_deprecated_at_the_key() {
+    let mut errors = Errors::default();
+    let args = crate::internals::attr::machine_args(
+        Kind::Tool,
+        quote!(rounds = "unprotected", task = "optional", mrtr_rounds = 2),
+        &mut errors,
+    );
+    assert!(errors.finish().is_ok());
+    assert_eq!(args.replay.as_ref().unwrap().to_string(), "Unprotected");
+    assert_eq!(args.task_after.as_ref().unwrap().to_string(), "2");
+    let old: Vec<String> = args.deprecated.iter().map(|d| d.key.to_string()).collect();
+    assert_eq!(old, ["rounds", "mrtr_rounds"]);
+
+    let item = quote!(
+        async fn pay() -> String {
+            String::new()
+        }
+    );
+    let expand =
+        |attr: TokenStream| super::expand_attribute(Kind::Tool, attr, item.clone()).to_string();
+    let new = expand(quote!(
+        replay = "unprotected",
+        task = "optional",
+        task_after = 2
+    ));
+    let old = expand(quote!(
+        rounds = "unprotected",
+        task = "optional",
+        mrtr_rounds = 2
+    ));
+    assert!(!new.contains("deprecated"), "{new}");
+    for note in [
+        "`rounds` is renamed: use `replay = \\\"...\\\"` instead",
+        "`mrtr_rounds` is renamed: use `task_after = N` instead",
+    ] {
+        assert!(old.contains(note), "{note} in {old}");
+    }
+    // Same machine: only the deprecation uses are added.
+    let deprecations = crate::internals::attr::deprecations(&args, &[]).to_string();
+    assert_eq!(old.replacen(&deprecations, "", 1).replace("  ", " "), new);
+    let mut errors = Errors::default();
+    crate::internals::attr::machine_args(
+        Kind::Tool,
+        quote!(replay = "unprotected", rounds = "at_most_once"),
+        &mut errors,
+    );
+    assert_eq!(
+        errors.messages(),
+        ["`replay` is given twice (`rounds` is its old name)"]
     );
 }
 

@@ -3,12 +3,12 @@ async fn unknown_support() -> String {
     String::new()
 }
 
-#[mrtr::tool(task = "optional", mrtr_rounds = "one")]
+#[mrtr::tool(task = "optional", task_after = "one")]
 async fn rounds_not_a_number() -> String {
     String::new()
 }
 
-#[mrtr::tool(mrtr_rounds = 1)]
+#[mrtr::tool(task_after = 1)]
 async fn rounds_without_task() -> String {
     String::new()
 }
