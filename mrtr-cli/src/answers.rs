@@ -404,102 +404,15 @@ fn help(field: &Field, hint: &str) -> String {
 
 const SKIP: &str = "(skip)";
 
+/// Asks for one field with the prompt its kind calls for; `None` when an optional field is
+/// skipped.
 fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
     match &field.kind {
-        FieldKind::Boolean => {
-            let default = field
-                .default
-                .as_ref()
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            Confirm::new(&field.label)
-                .with_default(default)
-                .with_help_message(&help(field, "y/n"))
-                .prompt()
-                .map(|answer| Some(Value::Bool(answer)))
-        }
-        FieldKind::Choice { options } => {
-            let mut titles: Vec<&str> = options.iter().map(|(_, title)| title.as_str()).collect();
-            if !field.required {
-                titles.push(SKIP);
-            }
-            let start = field
-                .default
-                .as_ref()
-                .and_then(|default| options.iter().position(|(value, _)| value == default))
-                .unwrap_or(0);
-            let picked = Select::new(&field.label, titles)
-                .with_starting_cursor(start)
-                .with_help_message(&help(field, "↑↓ Enter"))
-                .raw_prompt()?;
-            Ok(options.get(picked.index).map(|(value, _)| value.clone()))
-        }
-        FieldKind::MultiChoice { options, .. } => {
-            let titles: Vec<&str> = options.iter().map(|(_, title)| title.as_str()).collect();
-            let defaults: Vec<usize> = field
-                .default
-                .as_ref()
-                .and_then(Value::as_array)
-                .map(|chosen| {
-                    options
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, (value, _))| chosen.contains(value))
-                        .map(|(index, _)| index)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let checked = field.clone();
-            let all: Vec<Value> = options.iter().map(|(value, _)| value.clone()).collect();
-            let picked = MultiSelect::new(&field.label, titles)
-                .with_default(&defaults)
-                .with_help_message(&help(field, "Space to toggle, Enter to confirm"))
-                .with_validator(move |picked: &[inquire::list_option::ListOption<&&str>]| {
-                    let values = Value::Array(
-                        picked
-                            .iter()
-                            .map(|option| all[option.index].clone())
-                            .collect(),
-                    );
-                    Ok(match checked.check(&values) {
-                        Ok(()) => Validation::Valid,
-                        Err(error) => Validation::Invalid(error.problem().to_owned().into()),
-                    })
-                })
-                .raw_prompt()?;
-            if picked.is_empty() && !field.required {
-                return Ok(None);
-            }
-            Ok(Some(Value::Array(
-                picked
-                    .iter()
-                    .map(|option| options[option.index].0.clone())
-                    .collect(),
-            )))
-        }
+        FieldKind::Boolean => prompt_boolean(field),
+        FieldKind::Choice { options } => prompt_choice(field, options),
+        FieldKind::MultiChoice { options, .. } => prompt_multi_choice(field, options),
         FieldKind::Text { .. } | FieldKind::Integer { .. } | FieldKind::Number { .. } => {
-            let checked = field.clone();
-            let default = field.default.as_ref().map(|value| match value {
-                Value::String(text) => text.clone(),
-                other => other.to_string(),
-            });
-            let mut prompt = Text::new(&field.label).with_validator(move |input: &str| {
-                Ok(match form::parse_text(&checked, input) {
-                    Ok(_) => Validation::Valid,
-                    Err(error) => Validation::Invalid(error.into()),
-                })
-            });
-            let hint = help(field, "");
-            if !hint.is_empty() {
-                prompt = prompt.with_help_message(&hint);
-            }
-            if let Some(default) = &default {
-                prompt = prompt.with_default(default);
-            }
-            let input = prompt.prompt()?;
-            Ok(form::parse_text(field, &input)
-                .unwrap_or(None)
-                .or_else(|| field.default.clone()))
+            prompt_text(field)
         }
         // A kind the restricted schema gains later: refuse rather than skip the field.
         other => Err(InquireError::Custom(
@@ -510,4 +423,114 @@ fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
             .into(),
         )),
     }
+}
+
+/// A yes/no question, starting at the field's default (or no).
+fn prompt_boolean(field: &Field) -> Result<Option<Value>, InquireError> {
+    let default = field
+        .default
+        .as_ref()
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Confirm::new(&field.label)
+        .with_default(default)
+        .with_help_message(&help(field, "y/n"))
+        .prompt()
+        .map(|answer| Some(Value::Bool(answer)))
+}
+
+/// One option out of `options`, starting at the default; an optional field may be skipped.
+fn prompt_choice(
+    field: &Field,
+    options: &[(Value, String)],
+) -> Result<Option<Value>, InquireError> {
+    let mut titles: Vec<&str> = options.iter().map(|(_, title)| title.as_str()).collect();
+    if !field.required {
+        titles.push(SKIP);
+    }
+    let start = field
+        .default
+        .as_ref()
+        .and_then(|default| options.iter().position(|(value, _)| value == default))
+        .unwrap_or(0);
+    let picked = Select::new(&field.label, titles)
+        .with_starting_cursor(start)
+        .with_help_message(&help(field, "↑↓ Enter"))
+        .raw_prompt()?;
+    Ok(options.get(picked.index).map(|(value, _)| value.clone()))
+}
+
+/// Any number of `options`, the defaults ticked, checked against the field's item bounds
+/// before the prompt lets go; nothing picked skips an optional field.
+fn prompt_multi_choice(
+    field: &Field,
+    options: &[(Value, String)],
+) -> Result<Option<Value>, InquireError> {
+    let titles: Vec<&str> = options.iter().map(|(_, title)| title.as_str()).collect();
+    let defaults: Vec<usize> = field
+        .default
+        .as_ref()
+        .and_then(Value::as_array)
+        .map(|chosen| {
+            options
+                .iter()
+                .enumerate()
+                .filter(|(_, (value, _))| chosen.contains(value))
+                .map(|(index, _)| index)
+                .collect()
+        })
+        .unwrap_or_default();
+    let checked = field.clone();
+    let all: Vec<Value> = options.iter().map(|(value, _)| value.clone()).collect();
+    let picked = MultiSelect::new(&field.label, titles)
+        .with_default(&defaults)
+        .with_help_message(&help(field, "Space to toggle, Enter to confirm"))
+        .with_validator(move |picked: &[inquire::list_option::ListOption<&&str>]| {
+            let values = Value::Array(
+                picked
+                    .iter()
+                    .map(|option| all[option.index].clone())
+                    .collect(),
+            );
+            Ok(match checked.check(&values) {
+                Ok(()) => Validation::Valid,
+                Err(error) => Validation::Invalid(error.problem().to_owned().into()),
+            })
+        })
+        .raw_prompt()?;
+    if picked.is_empty() && !field.required {
+        return Ok(None);
+    }
+    Ok(Some(Value::Array(
+        picked
+            .iter()
+            .map(|option| options[option.index].0.clone())
+            .collect(),
+    )))
+}
+
+/// A typed-in text or number, validated as it is typed; empty input takes the default.
+fn prompt_text(field: &Field) -> Result<Option<Value>, InquireError> {
+    let checked = field.clone();
+    let default = field.default.as_ref().map(|value| match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    });
+    let mut prompt = Text::new(&field.label).with_validator(move |input: &str| {
+        Ok(match form::parse_text(&checked, input) {
+            Ok(_) => Validation::Valid,
+            Err(error) => Validation::Invalid(error.into()),
+        })
+    });
+    let hint = help(field, "");
+    if !hint.is_empty() {
+        prompt = prompt.with_help_message(&hint);
+    }
+    if let Some(default) = &default {
+        prompt = prompt.with_default(default);
+    }
+    let input = prompt.prompt()?;
+    Ok(form::parse_text(field, &input)
+        .unwrap_or(None)
+        .or_else(|| field.default.clone()))
 }
