@@ -25,7 +25,7 @@ pub enum BuildError {
         /// The missing state's type name.
         state: &'static str,
     },
-    /// A machine is `rounds = "at_most_once"`, which only a round ledger can keep.
+    /// A machine is `replay = "at_most_once"`, which only a round ledger can keep.
     #[error(
         "`{machine}` runs its rounds at most once, which needs a round ledger; add `.round_ledger(MemoryLedger::new())` for one instance, or a shared ledger such as `RedisLedger` for several"
     )]

@@ -99,6 +99,9 @@ pub(crate) struct Pass<'a> {
 }
 
 /// What [`Mrtr::begin`] decided.
+// Made once per request and matched at once: boxing the pass would cost an allocation per
+// request to save a move.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Begun<'a> {
     /// Run the round.
     Run(Pass<'a>),

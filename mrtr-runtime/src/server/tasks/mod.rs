@@ -5,7 +5,7 @@
 //! `_meta` its work continues in the background: `tools/call` answers a `CreateTaskResult`
 //! (`resultType: "task"`), and each later `ask!`/`sample!`/`roots!` parks the task in
 //! `input_required` with its `inputRequests`, surfaced by `tasks/get` and answered with
-//! `tasks/update`. `tasks/cancel` ends it. With `mrtr_rounds = N`, the first `N` rounds are
+//! `tasks/update`. `tasks/cancel` ends it. With `task_after = N`, the first `N` rounds are
 //! ordinary MRTR rounds answered before the task is created, as the extension recommends.
 //! A client without the extension gets the ephemeral MRTR behaviour of the same tool (or
 //! `-32021` when the task is `"required"`).
