@@ -7,7 +7,6 @@
 #![allow(deprecated)] // sampling is SEP-2577-deprecated but still served
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -20,8 +19,7 @@ use mrtr::token::{KeyId, KeyRing, SecretKey};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, ProtocolVersion, Role, SamplingMessage,
-    SamplingMessageContentBlock,
+    Implementation, ProtocolVersion, Role, SamplingMessage, SamplingMessageContentBlock,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -80,7 +78,11 @@ async fn samples() -> String {
 #[mrtr::tool]
 async fn keeps_asking() -> String {
     let mut rounds = 0u32;
-    while ask!(confirm("Again?")).ok().unwrap_or(false) {
+    loop {
+        let again = ask!(confirm("Again?")).ok().unwrap_or(false);
+        if !again {
+            break;
+        }
         rounds += 1;
     }
     format!("stopped after {rounds}")
@@ -261,7 +263,7 @@ fn rows() -> Vec<Row> {
             answer: Answer::Malformed,
             expected: error(
                 -32602,
-                "the answer to `ask_0` was unusable (malformed: `confirm` must be a boolean) and \
+                "the answer to `ask_0` was unusable (malformed: `confirm` must be true or false) and \
                  `asks` reached this server's limit of 3 rounds per call asking for it again; the \
                  call is ended",
             ),

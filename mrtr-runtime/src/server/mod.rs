@@ -18,6 +18,7 @@
 
 mod build_error;
 mod builder;
+pub use builder::McpServerBuilder;
 mod errors;
 mod handler;
 #[cfg(feature = "server-http")]
