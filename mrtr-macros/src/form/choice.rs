@@ -2,9 +2,9 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Data, DeriveInput, Fields, Ident};
+use syn::{Data, DeriveInput, Fields, Ident, Variant};
 
-use crate::internals::attr::{container_form_args, form_args, serde_attrs};
+use crate::internals::attr::{SerdeAttrs, container_form_args, form_args, serde_attrs};
 use crate::internals::doc::doc_paragraphs;
 use crate::internals::errors::Errors;
 
@@ -39,13 +39,27 @@ pub(crate) fn choice_model(
         );
         return (Vec::new(), None, errors.into_error());
     };
+    let (krate, container) = check_container(input, &mut errors);
+    let mut choices = Vec::new();
+    for variant in &data.variants {
+        if let Some(choice) = variant_choice(name, variant, &container, &mut errors) {
+            choices.push(choice);
+        }
+    }
+    check_offered(name, &choices, &mut errors);
+    (choices, krate, errors.into_error())
+}
+
+/// Checks the enum's generics and container attributes; returns its `crate` path and its
+/// serde attributes.
+fn check_container(input: &DeriveInput, errors: &mut Errors) -> (Option<syn::Path>, SerdeAttrs) {
     if !input.generics.params.is_empty() {
         errors.spanned(
             &input.generics,
             "`#[derive(FormChoice)]` does not support generic parameters",
         );
     }
-    let (krate, container_args) = container_form_args(&input.attrs, &mut errors);
+    let (krate, container_args) = container_form_args(&input.attrs, errors);
     for arg in container_args {
         errors.at(
             arg.key.span(),
@@ -66,59 +80,76 @@ pub(crate) fn choice_model(
             ),
         );
     }
-    let mut choices = Vec::new();
-    for variant in &data.variants {
-        if !matches!(variant.fields, Fields::Unit) {
-            errors.spanned(
-                &variant.fields,
+    (krate, container)
+}
+
+/// Reads one variant as an option; `None` (with an error) when it has fields.
+fn variant_choice(
+    name: &Ident,
+    variant: &Variant,
+    container: &SerdeAttrs,
+    errors: &mut Errors,
+) -> Option<ChoiceModel> {
+    if !matches!(variant.fields, Fields::Unit) {
+        errors.spanned(
+            &variant.fields,
+            format_args!(
+                "variant `{}` of `{name}` has fields; a form choice offers plain options, so \
+                 every variant must be fieldless",
+                variant.ident
+            ),
+        );
+        return None;
+    }
+    let serde = serde_attrs(&variant.attrs);
+    let title = variant_title(variant, errors);
+    let value = serde
+        .rename
+        .clone()
+        .or_else(|| {
+            container
+                .rename_all
+                .map(|rule| rule.variant(&variant.ident.to_string()))
+        })
+        .unwrap_or_else(|| variant.ident.to_string());
+    Some(ChoiceModel {
+        variant: variant.ident.clone(),
+        value,
+        title,
+        offered: !(serde.skip || serde.other),
+    })
+}
+
+/// A variant's title: its doc comment, overridden by `#[form(title = "...")]`.
+fn variant_title(variant: &Variant, errors: &mut Errors) -> Option<String> {
+    let mut title = doc_paragraphs(&variant.attrs);
+    for arg in form_args(&variant.attrs, errors) {
+        if arg.key != "title" {
+            errors.at(
+                arg.key.span(),
                 format_args!(
-                    "variant `{}` of `{name}` has fields; a form choice offers plain options, so \
-                     every variant must be fieldless",
-                    variant.ident
+                    "unknown `form` attribute `{}` on a choice variant; expected `title`",
+                    arg.key
                 ),
             );
             continue;
         }
-        let serde = serde_attrs(&variant.attrs);
-        let mut title = doc_paragraphs(&variant.attrs);
-        for arg in form_args(&variant.attrs, &mut errors) {
-            if arg.key != "title" {
-                errors.at(
-                    arg.key.span(),
-                    format_args!(
-                        "unknown `form` attribute `{}` on a choice variant; expected `title`",
-                        arg.key
-                    ),
-                );
-                continue;
-            }
-            match &arg.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(text),
-                    ..
-                }) => title = Some(text.value()),
-                other => errors.spanned(
-                    other,
-                    "`title` expects a string literal, e.g. `title = \"Production\"`",
-                ),
-            }
+        match &arg.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) => title = Some(text.value()),
+            other => errors.spanned(
+                other,
+                "`title` expects a string literal, e.g. `title = \"Production\"`",
+            ),
         }
-        let value = serde
-            .rename
-            .clone()
-            .or_else(|| {
-                container
-                    .rename_all
-                    .map(|rule| rule.variant(&variant.ident.to_string()))
-            })
-            .unwrap_or_else(|| variant.ident.to_string());
-        choices.push(ChoiceModel {
-            variant: variant.ident.clone(),
-            value,
-            title,
-            offered: !(serde.skip || serde.other),
-        });
     }
+    title
+}
+
+/// Reports an enum with no offered option, or two offered options with the same value.
+fn check_offered(name: &Ident, choices: &[ChoiceModel], errors: &mut Errors) {
     let offered: Vec<&ChoiceModel> = choices.iter().filter(|c| c.offered).collect();
     if offered.is_empty() && errors.is_empty() {
         errors.at(
@@ -137,7 +168,6 @@ pub(crate) fn choice_model(
             );
         }
     }
-    (choices, krate, errors.into_error())
 }
 
 /// The `FormChoice` impl. With errors, the impl is still emitted so uses raise nothing more.

@@ -83,6 +83,7 @@ fn some<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
     }
 }
 
+/// The schema expression for one property; pushes the choice-check trait of a choice field.
 fn property_schema(
     property: &Property,
     index: usize,
@@ -90,84 +91,24 @@ fn property_schema(
     choice_checks: &mut Vec<TokenStream>,
 ) -> TokenStream {
     let private = quote!(::mrtr::__private);
-    let labels = {
-        let mut calls = TokenStream::new();
-        if let Some(title) = &property.title {
-            calls.extend(quote!(.title(#title)));
-        }
-        if let Some(description) = &property.description {
-            calls.extend(quote!(.description(#description)));
-        }
-        calls
-    };
+    let labels = label_calls(property);
     match &property.kind {
         Kind::String {
             format,
             min_length,
             max_length,
             default,
-        } => {
-            let mut calls = labels;
-            if let Some(min) = min_length {
-                calls.extend(quote!(.min_length(#min)));
-            }
-            if let Some(max) = max_length {
-                calls.extend(quote!(.max_length(#max)));
-            }
-            if let Some(format) = format {
-                let variant = match format {
-                    Format::Email => quote!(Email),
-                    Format::Uri => quote!(Uri),
-                    Format::Date => quote!(Date),
-                    Format::DateTime => quote!(DateTime),
-                };
-                calls.extend(quote!(.format(#private::StringFormat::#variant)));
-            }
-            if let Some(default) = default {
-                calls.extend(quote!(.with_default(#default)));
-            }
-            quote!(#private::PrimitiveSchemaDefinition::String(#private::StringSchema::new() #calls))
-        }
+        } => string_schema(labels, *format, *min_length, *max_length, default.as_ref()),
         Kind::Integer {
             minimum,
             maximum,
             default,
-        } => {
-            let mut calls = labels;
-            if let Some(min) = minimum {
-                let min = Literal::i64_suffixed(*min);
-                calls.extend(quote!(.minimum(#min)));
-            }
-            if let Some(max) = maximum {
-                let max = Literal::i64_suffixed(*max);
-                calls.extend(quote!(.maximum(#max)));
-            }
-            if let Some(default) = default {
-                let default = Literal::i64_suffixed(*default);
-                calls.extend(quote!(.with_default(#default)));
-            }
-            quote!(#private::PrimitiveSchemaDefinition::Integer(#private::IntegerSchema::new() #calls))
-        }
+        } => integer_schema(labels, *minimum, *maximum, *default),
         Kind::Number {
             minimum,
             maximum,
             default,
-        } => {
-            let mut calls = labels;
-            if let Some(min) = minimum {
-                let min = Literal::f64_suffixed(*min);
-                calls.extend(quote!(.minimum(#min)));
-            }
-            if let Some(max) = maximum {
-                let max = Literal::f64_suffixed(*max);
-                calls.extend(quote!(.maximum(#max)));
-            }
-            if let Some(default) = default {
-                let default = Literal::f64_suffixed(*default);
-                calls.extend(quote!(.with_default(#default)));
-            }
-            quote!(#private::PrimitiveSchemaDefinition::Number(#private::NumberSchema::new() #calls))
-        }
+        } => number_schema(labels, *minimum, *maximum, *default),
         Kind::Boolean { default } => {
             let mut calls = labels;
             if let Some(default) = default {
@@ -176,16 +117,7 @@ fn property_schema(
             quote!(#private::PrimitiveSchemaDefinition::Boolean(#private::BooleanSchema::new() #calls))
         }
         Kind::Single { ty, default } => {
-            let check = choice_check(property, index, form, ty, false);
-            let trait_name = &check.0;
-            choice_checks.push(check.1);
-            let labels = label_struct(property);
-            let default =
-                some(default.as_ref().map(
-                    |expr| quote_spanned!(expr.span()=> <#ty as #trait_name>::wire(&(#expr))),
-                ));
-            let options = quote_spanned!(ty.span()=> <#ty as #trait_name>::options());
-            quote!(#private::single_select(#options, #labels, #default))
+            single_schema(property, index, form, ty, default.as_ref(), choice_checks)
         }
         Kind::Multi {
             ty,
@@ -209,6 +141,115 @@ fn property_schema(
             quote!(#private::multi_select(#options, #labels, #min_items, #max_items, #default))
         }
     }
+}
+
+/// The `.title(..)`/`.description(..)` builder calls of a primitive property.
+fn label_calls(property: &Property) -> TokenStream {
+    let mut calls = TokenStream::new();
+    if let Some(title) = &property.title {
+        calls.extend(quote!(.title(#title)));
+    }
+    if let Some(description) = &property.description {
+        calls.extend(quote!(.description(#description)));
+    }
+    calls
+}
+
+/// A string property's `StringSchema`, after its label calls.
+fn string_schema(
+    mut calls: TokenStream,
+    format: Option<Format>,
+    min_length: Option<u32>,
+    max_length: Option<u32>,
+    default: Option<&String>,
+) -> TokenStream {
+    let private = quote!(::mrtr::__private);
+    if let Some(min) = min_length {
+        calls.extend(quote!(.min_length(#min)));
+    }
+    if let Some(max) = max_length {
+        calls.extend(quote!(.max_length(#max)));
+    }
+    if let Some(format) = format {
+        let variant = match format {
+            Format::Email => quote!(Email),
+            Format::Uri => quote!(Uri),
+            Format::Date => quote!(Date),
+            Format::DateTime => quote!(DateTime),
+        };
+        calls.extend(quote!(.format(#private::StringFormat::#variant)));
+    }
+    if let Some(default) = default {
+        calls.extend(quote!(.with_default(#default)));
+    }
+    quote!(#private::PrimitiveSchemaDefinition::String(#private::StringSchema::new() #calls))
+}
+
+/// An integer property's `IntegerSchema`, after its label calls.
+fn integer_schema(
+    mut calls: TokenStream,
+    minimum: Option<i64>,
+    maximum: Option<i64>,
+    default: Option<i64>,
+) -> TokenStream {
+    let private = quote!(::mrtr::__private);
+    if let Some(min) = minimum {
+        let min = Literal::i64_suffixed(min);
+        calls.extend(quote!(.minimum(#min)));
+    }
+    if let Some(max) = maximum {
+        let max = Literal::i64_suffixed(max);
+        calls.extend(quote!(.maximum(#max)));
+    }
+    if let Some(default) = default {
+        let default = Literal::i64_suffixed(default);
+        calls.extend(quote!(.with_default(#default)));
+    }
+    quote!(#private::PrimitiveSchemaDefinition::Integer(#private::IntegerSchema::new() #calls))
+}
+
+/// A number property's `NumberSchema`, after its label calls.
+fn number_schema(
+    mut calls: TokenStream,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    default: Option<f64>,
+) -> TokenStream {
+    let private = quote!(::mrtr::__private);
+    if let Some(min) = minimum {
+        let min = Literal::f64_suffixed(min);
+        calls.extend(quote!(.minimum(#min)));
+    }
+    if let Some(max) = maximum {
+        let max = Literal::f64_suffixed(max);
+        calls.extend(quote!(.maximum(#max)));
+    }
+    if let Some(default) = default {
+        let default = Literal::f64_suffixed(default);
+        calls.extend(quote!(.with_default(#default)));
+    }
+    quote!(#private::PrimitiveSchemaDefinition::Number(#private::NumberSchema::new() #calls))
+}
+
+/// A single-select property's `single_select(..)` call; pushes its choice-check trait.
+fn single_schema(
+    property: &Property,
+    index: usize,
+    form: &str,
+    ty: &syn::Type,
+    default: Option<&syn::Expr>,
+    choice_checks: &mut Vec<TokenStream>,
+) -> TokenStream {
+    let private = quote!(::mrtr::__private);
+    let check = choice_check(property, index, form, ty, false);
+    let trait_name = &check.0;
+    choice_checks.push(check.1);
+    let labels = label_struct(property);
+    let default = some(
+        default.map(|expr| quote_spanned!(expr.span()=> <#ty as #trait_name>::wire(&(#expr)))),
+    );
+    let options = quote_spanned!(ty.span()=> <#ty as #trait_name>::options());
+    quote!(#private::single_select(#options, #labels, #default))
 }
 
 fn label_struct(property: &Property) -> TokenStream {

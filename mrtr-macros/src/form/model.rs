@@ -1,10 +1,12 @@
 //! The schema model of a form: what `#[derive(Form)]` learned from the struct, checked, before
 //! any code is generated.
 
-use syn::{Data, DeriveInput, Expr, ExprLit, ExprUnary, Fields, Ident, Lit, Type, UnOp};
+use syn::{
+    Data, DeriveInput, Expr, ExprLit, ExprUnary, Field, Fields, FieldsNamed, Ident, Lit, Type, UnOp,
+};
 
 use super::types::{FieldType, IntType, Scalar, classify, display};
-use crate::internals::attr::{FormArg, container_form_args, form_args, serde_attrs};
+use crate::internals::attr::{FormArg, SerdeAttrs, container_form_args, form_args, serde_attrs};
 use crate::internals::doc::doc_paragraphs;
 use crate::internals::errors::Errors;
 
@@ -89,8 +91,22 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
         properties: Vec::new(),
         krate: None,
     };
+    let fields = named_fields(input, &mut errors);
+    model.krate = check_container(input, &mut errors);
+    let container = serde_attrs(&input.attrs);
+    for field in fields.into_iter().flat_map(|f| &f.named) {
+        if let Some(property) = field_property(field, &container, &mut errors) {
+            model.properties.push(property);
+        }
+    }
+    check_duplicates(&model.properties, &mut errors);
+    (model, errors.into_error())
+}
+
+/// The struct's named fields; `None` (with an error) for any other shape of input.
+fn named_fields<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<&'a FieldsNamed> {
     let name = &input.ident;
-    let fields = match &input.data {
+    match &input.data {
         Data::Struct(data) => match &data.fields {
             Fields::Named(named) => Some(named),
             Fields::Unnamed(fields) => {
@@ -136,7 +152,11 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
             );
             None
         }
-    };
+    }
+}
+
+/// Checks the struct's generics and container `form` attributes; returns its `crate` path.
+fn check_container(input: &DeriveInput, errors: &mut Errors) -> Option<syn::Path> {
     if !input.generics.params.is_empty() {
         errors.spanned(
             &input.generics,
@@ -144,8 +164,7 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
              at compile time",
         );
     }
-    let (krate, container_args) = container_form_args(&input.attrs, &mut errors);
-    model.krate = krate;
+    let (krate, container_args) = container_form_args(&input.attrs, errors);
     for arg in container_args {
         errors.at(
             arg.key.span(),
@@ -156,58 +175,63 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
             ),
         );
     }
-    let container = serde_attrs(&input.attrs);
-    for field in fields.into_iter().flat_map(|f| &f.named) {
-        let ident = field.ident.clone().expect("named field");
-        let serde = serde_attrs(&field.attrs);
-        if serde.skip {
-            continue;
-        }
-        if let Some(key) = &serde.unsupported {
-            errors.at(
-                key.span(),
+    krate
+}
+
+/// One field as a property; `None` when it is skipped or cannot be a property (with an error).
+fn field_property(field: &Field, container: &SerdeAttrs, errors: &mut Errors) -> Option<Property> {
+    let ident = field.ident.clone().expect("named field");
+    let serde = serde_attrs(&field.attrs);
+    if serde.skip {
+        return None;
+    }
+    if let Some(key) = &serde.unsupported {
+        errors.at(
+            key.span(),
+            format_args!(
+                "field `{ident}`: `#[serde({key})]` is not supported in a form, whose \
+                 schema is a flat object of primitives"
+            ),
+        );
+        return None;
+    }
+    let field_type = match classify(&field.ty) {
+        Ok(field_type) => field_type,
+        Err(reason) => {
+            errors.spanned(
+                &field.ty,
                 format_args!(
-                    "field `{ident}`: `#[serde({key})]` is not supported in a form, whose \
-                     schema is a flat object of primitives"
+                    "field `{ident}` has type `{}`, which an elicitation form cannot hold \
+                     ({reason}); {ALLOWED_TYPES}",
+                    display(&field.ty)
                 ),
             );
-            continue;
+            form_args(&field.attrs, errors);
+            return None;
         }
-        let field_type = match classify(&field.ty) {
-            Ok(field_type) => field_type,
-            Err(reason) => {
-                errors.spanned(
-                    &field.ty,
-                    format_args!(
-                        "field `{ident}` has type `{}`, which an elicitation form cannot hold \
-                         ({reason}); {ALLOWED_TYPES}",
-                        display(&field.ty)
-                    ),
-                );
-                form_args(&field.attrs, &mut errors);
-                continue;
-            }
-        };
-        let unraw = ident.to_string().trim_start_matches("r#").to_owned();
-        let wire_name = serde
-            .rename
-            .clone()
-            .or_else(|| container.rename_all.map(|rule| rule.field(&unraw)))
-            .unwrap_or(unraw);
-        let args = form_args(&field.attrs, &mut errors);
-        let property = property(
-            &ident,
-            wire_name,
-            &field_type,
-            !(field_type.optional || serde.default || container.default),
-            doc_paragraphs(&field.attrs),
-            args,
-            &mut errors,
-        );
-        model.properties.push(property);
-    }
-    for (i, property) in model.properties.iter().enumerate() {
-        if model.properties[..i]
+    };
+    let unraw = ident.to_string().trim_start_matches("r#").to_owned();
+    let wire_name = serde
+        .rename
+        .clone()
+        .or_else(|| container.rename_all.map(|rule| rule.field(&unraw)))
+        .unwrap_or(unraw);
+    let args = form_args(&field.attrs, errors);
+    Some(property(
+        &ident,
+        wire_name,
+        &field_type,
+        !(field_type.optional || serde.default || container.default),
+        doc_paragraphs(&field.attrs),
+        args,
+        errors,
+    ))
+}
+
+/// Reports each property whose wire name repeats an earlier one.
+fn check_duplicates(properties: &[Property], errors: &mut Errors) {
+    for (i, property) in properties.iter().enumerate() {
+        if properties[..i]
             .iter()
             .any(|p| p.wire_name == property.wire_name)
         {
@@ -220,7 +244,6 @@ pub(crate) fn form_model(input: &DeriveInput) -> (FormModel, Option<syn::Error>)
             );
         }
     }
-    (model, errors.into_error())
 }
 
 /// What a type is called in messages.
@@ -321,6 +344,7 @@ struct Keywords {
     default: Option<FormArg>,
 }
 
+/// The checked kind of a property, from its type and its type-specific keys.
 fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
     // An inverted range is reported on its upper bound.
     let upper = [&raw.max_length, &raw.maximum, &raw.max_items]
@@ -329,117 +353,9 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
         .next()
         .map(|arg| arg.value.clone());
     match &field_type.scalar {
-        Scalar::String => {
-            let format = raw.format.and_then(|arg| {
-                let text = string_value(&arg, errors)?;
-                let format = match text.as_str() {
-                    "email" => Format::Email,
-                    "uri" => Format::Uri,
-                    "date" => Format::Date,
-                    "date-time" => Format::DateTime,
-                    _ => {
-                        errors.spanned(
-                            &arg.value,
-                            format_args!(
-                                "unknown format `{text}`; expected one of `email`, `uri`, \
-                                 `date`, `date-time`"
-                            ),
-                        );
-                        return None;
-                    }
-                };
-                Some(format)
-            });
-            let min_length = raw.min_length.and_then(|a| count::<u32>(&a, errors));
-            let max_length = raw.max_length.and_then(|a| count::<u32>(&a, errors));
-            ordered(
-                ("min_length", min_length),
-                ("max_length", max_length),
-                upper.clone(),
-                errors,
-            );
-            let default = raw.default.and_then(|arg| {
-                let Some(text) = literal_str(&arg.value) else {
-                    errors.spanned(
-                        &arg.value,
-                        "the default of a `String` field must be a string literal, e.g. \
-                         `default = \"text\"`",
-                    );
-                    return None;
-                };
-                let length = text.chars().count() as u64;
-                if min_length.is_some_and(|min| length < min.into())
-                    || max_length.is_some_and(|max| length > max.into())
-                {
-                    errors.spanned(
-                        &arg.value,
-                        "the default is outside `min_length`..`max_length`",
-                    );
-                }
-                Some(text)
-            });
-            Kind::String {
-                format,
-                min_length,
-                max_length,
-                default,
-            }
-        }
-        Scalar::Int(int) => {
-            let bound = |arg: Option<FormArg>, errors: &mut Errors| {
-                arg.and_then(|a| integer_in(&a, *int, errors))
-            };
-            let mut minimum = bound(raw.minimum, errors);
-            let maximum = bound(raw.maximum, errors);
-            if minimum.is_none() && int.unsigned() {
-                minimum = Some(0);
-            }
-            ordered(
-                ("minimum", minimum),
-                ("maximum", maximum),
-                upper.clone(),
-                errors,
-            );
-            let default = raw.default.and_then(|arg| {
-                let value = integer_in(&arg, *int, errors)?;
-                within_bounds(
-                    &arg,
-                    value as f64,
-                    minimum.map(|m| m as f64),
-                    maximum.map(|m| m as f64),
-                    errors,
-                );
-                Some(value)
-            });
-            Kind::Integer {
-                minimum,
-                maximum,
-                default,
-            }
-        }
-        Scalar::Float { single } => {
-            let bound = |arg: Option<FormArg>, errors: &mut Errors| {
-                arg.and_then(|a| float_value(&a, *single, errors))
-            };
-            let minimum = bound(raw.minimum, errors);
-            let maximum = bound(raw.maximum, errors);
-            ordered(
-                ("minimum", minimum),
-                ("maximum", maximum),
-                upper.clone(),
-                errors,
-            );
-            let default = raw.default.and_then(|arg| {
-                let value = float_value(&arg, *single, errors)?;
-                within_bounds(&arg, value, minimum, maximum, errors);
-                Some(value)
-            });
-            Kind::Number {
-                minimum,
-                maximum,
-                default,
-            }
-        }
+        Scalar::String => string_kind(raw, upper, errors),
+        Scalar::Int(int) => integer_kind(*int, raw, upper, errors),
+        Scalar::Float { single } => float_kind(*single, raw, upper, errors),
         Scalar::Bool => Kind::Boolean {
             default: raw.default.and_then(|arg| match &arg.value {
                 Expr::Lit(ExprLit {
@@ -460,37 +376,149 @@ fn kind(field_type: &FieldType, raw: Keywords, errors: &mut Errors) -> Kind {
                 .default
                 .and_then(|arg| choice_default(arg, ty, false, errors)),
         },
-        Scalar::Multi(ty) => {
-            let min_items = raw.min_items.and_then(|a| count::<u64>(&a, errors));
-            let max_items = raw.max_items.and_then(|a| count::<u64>(&a, errors));
-            ordered(
-                ("min_items", min_items),
-                ("max_items", max_items),
-                upper.clone(),
-                errors,
+        Scalar::Multi(ty) => multi_kind(ty, raw, upper, errors),
+    }
+}
+
+/// A `String` field's kind: format, length range and default.
+fn string_kind(raw: Keywords, upper: Option<Expr>, errors: &mut Errors) -> Kind {
+    let format = raw.format.and_then(|arg| string_format(&arg, errors));
+    let min_length = raw.min_length.and_then(|a| count::<u32>(&a, errors));
+    let max_length = raw.max_length.and_then(|a| count::<u32>(&a, errors));
+    ordered(
+        ("min_length", min_length),
+        ("max_length", max_length),
+        upper,
+        errors,
+    );
+    let default = raw.default.and_then(|arg| {
+        let Some(text) = literal_str(&arg.value) else {
+            errors.spanned(
+                &arg.value,
+                "the default of a `String` field must be a string literal, e.g. \
+                 `default = \"text\"`",
             );
-            let default = raw.default.and_then(|arg| {
-                if let Expr::Array(array) = &arg.value {
-                    let length = array.elems.len() as u64;
-                    if min_items.is_some_and(|min| length < min)
-                        || max_items.is_some_and(|max| length > max)
-                    {
-                        errors.spanned(
-                            &arg.value,
-                            "the default has fewer than `min_items` or more than `max_items` \
-                             options",
-                        );
-                    }
-                }
-                choice_default(arg, ty, true, errors)
-            });
-            Kind::Multi {
-                ty: ty.clone(),
-                min_items,
-                max_items,
-                default,
+            return None;
+        };
+        let length = text.chars().count() as u64;
+        if min_length.is_some_and(|min| length < min.into())
+            || max_length.is_some_and(|max| length > max.into())
+        {
+            errors.spanned(
+                &arg.value,
+                "the default is outside `min_length`..`max_length`",
+            );
+        }
+        Some(text)
+    });
+    Kind::String {
+        format,
+        min_length,
+        max_length,
+        default,
+    }
+}
+
+/// The value of a `format = "..."` key; `None` (with an error if unknown).
+fn string_format(arg: &FormArg, errors: &mut Errors) -> Option<Format> {
+    let text = string_value(arg, errors)?;
+    let format = match text.as_str() {
+        "email" => Format::Email,
+        "uri" => Format::Uri,
+        "date" => Format::Date,
+        "date-time" => Format::DateTime,
+        _ => {
+            errors.spanned(
+                &arg.value,
+                format_args!(
+                    "unknown format `{text}`; expected one of `email`, `uri`, \
+                     `date`, `date-time`"
+                ),
+            );
+            return None;
+        }
+    };
+    Some(format)
+}
+
+/// An integer field's kind: range (unsigned types start at 0) and default.
+fn integer_kind(int: IntType, raw: Keywords, upper: Option<Expr>, errors: &mut Errors) -> Kind {
+    let bound =
+        |arg: Option<FormArg>, errors: &mut Errors| arg.and_then(|a| integer_in(&a, int, errors));
+    let mut minimum = bound(raw.minimum, errors);
+    let maximum = bound(raw.maximum, errors);
+    if minimum.is_none() && int.unsigned() {
+        minimum = Some(0);
+    }
+    ordered(("minimum", minimum), ("maximum", maximum), upper, errors);
+    let default = raw.default.and_then(|arg| {
+        let value = integer_in(&arg, int, errors)?;
+        within_bounds(
+            &arg,
+            value as f64,
+            minimum.map(|m| m as f64),
+            maximum.map(|m| m as f64),
+            errors,
+        );
+        Some(value)
+    });
+    Kind::Integer {
+        minimum,
+        maximum,
+        default,
+    }
+}
+
+/// A float field's kind: range and default.
+fn float_kind(single: bool, raw: Keywords, upper: Option<Expr>, errors: &mut Errors) -> Kind {
+    let bound = |arg: Option<FormArg>, errors: &mut Errors| {
+        arg.and_then(|a| float_value(&a, single, errors))
+    };
+    let minimum = bound(raw.minimum, errors);
+    let maximum = bound(raw.maximum, errors);
+    ordered(("minimum", minimum), ("maximum", maximum), upper, errors);
+    let default = raw.default.and_then(|arg| {
+        let value = float_value(&arg, single, errors)?;
+        within_bounds(&arg, value, minimum, maximum, errors);
+        Some(value)
+    });
+    Kind::Number {
+        minimum,
+        maximum,
+        default,
+    }
+}
+
+/// A multi-select field's kind: item-count range and default.
+fn multi_kind(ty: &Type, raw: Keywords, upper: Option<Expr>, errors: &mut Errors) -> Kind {
+    let min_items = raw.min_items.and_then(|a| count::<u64>(&a, errors));
+    let max_items = raw.max_items.and_then(|a| count::<u64>(&a, errors));
+    ordered(
+        ("min_items", min_items),
+        ("max_items", max_items),
+        upper,
+        errors,
+    );
+    let default = raw.default.and_then(|arg| {
+        if let Expr::Array(array) = &arg.value {
+            let length = array.elems.len() as u64;
+            if min_items.is_some_and(|min| length < min)
+                || max_items.is_some_and(|max| length > max)
+            {
+                errors.spanned(
+                    &arg.value,
+                    "the default has fewer than `min_items` or more than `max_items` \
+                     options",
+                );
             }
         }
+        choice_default(arg, ty, true, errors)
+    });
+    Kind::Multi {
+        ty: ty.clone(),
+        min_items,
+        max_items,
+        default,
     }
 }
 

@@ -71,6 +71,17 @@ impl Writer<'_, '_> {
         }
         self.depth += 1;
         match self.input.int_in_range(0..=22u8)? {
+            choice @ 0..=10 => self.expr_simple(choice)?,
+            choice @ 11..=15 => self.expr_control(choice)?,
+            choice => self.expr_postfix(choice)?,
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// An atom, operator, tuple, macro call, closure or `async` block (choices 0..=10).
+    fn expr_simple(&mut self, choice: u8) -> Result<()> {
+        match choice {
             0..=3 => self.suspension()?,
             4 => {
                 let local = self.local()?;
@@ -104,11 +115,18 @@ impl Writer<'_, '_> {
                 self.push("|x: u32|");
                 self.expr()?;
             }
-            10 => {
+            _ => {
                 self.push("async {");
                 self.expr()?;
                 self.push("}.await");
             }
+        }
+        Ok(())
+    }
+
+    /// A block, `if`, `match`, `loop` or `?` (choices 11..=15).
+    fn expr_control(&mut self, choice: u8) -> Result<()> {
+        match choice {
             11 => self.block()?,
             12 => {
                 self.push("if");
@@ -145,10 +163,17 @@ impl Writer<'_, '_> {
                 self.expr()?;
                 self.push("; }");
             }
-            15 => {
+            _ => {
                 self.expr()?;
                 self.push("?");
             }
+        }
+        Ok(())
+    }
+
+    /// An index, call, `unsafe` block, unary or method call, array, or noise (16..=22).
+    fn expr_postfix(&mut self, choice: u8) -> Result<()> {
+        match choice {
             16 => {
                 let local = self.local()?;
                 self.push(local);
@@ -190,7 +215,6 @@ impl Writer<'_, '_> {
                 self.push(noise);
             }
         }
-        self.depth -= 1;
         Ok(())
     }
 
@@ -203,6 +227,17 @@ impl Writer<'_, '_> {
     fn stmt(&mut self) -> Result<()> {
         self.depth += 1;
         match self.input.int_in_range(0..=17u8)? {
+            choice @ 0..=6 => self.stmt_simple(choice)?,
+            choice @ 7..=11 => self.stmt_control(choice)?,
+            choice => self.stmt_other(choice)?,
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// A `let`, assignment or expression statement (choices 0..=6).
+    fn stmt_simple(&mut self, choice: u8) -> Result<()> {
+        match choice {
             0..=2 => {
                 self.push("let");
                 if self.input.arbitrary()? {
@@ -233,10 +268,17 @@ impl Writer<'_, '_> {
                 self.expr()?;
                 self.push(";");
             }
-            5..=6 => {
+            _ => {
                 self.expr()?;
                 self.push(";");
             }
+        }
+        Ok(())
+    }
+
+    /// An `if let`, `for`, `while`, `while let` or jump (choices 7..=11).
+    fn stmt_control(&mut self, choice: u8) -> Result<()> {
+        match choice {
             7 => {
                 self.push("if let");
                 self.pattern()?;
@@ -280,7 +322,7 @@ impl Writer<'_, '_> {
                 self.expr()?;
                 self.block()?;
             }
-            11 => {
+            _ => {
                 let jump = self.pick(&["break", "continue", "return"])?;
                 self.push(jump);
                 if jump != "return" && self.input.arbitrary()? {
@@ -292,6 +334,13 @@ impl Writer<'_, '_> {
                 }
                 self.push(";");
             }
+        }
+        Ok(())
+    }
+
+    /// A `let`-`else`, closure, nested `fn`, block, let chain, or noise (12..=17).
+    fn stmt_other(&mut self, choice: u8) -> Result<()> {
+        match choice {
             12 => {
                 self.push("let Some(v) =");
                 self.expr()?;
@@ -326,7 +375,6 @@ impl Writer<'_, '_> {
                 self.push(noise);
             }
         }
-        self.depth -= 1;
         Ok(())
     }
 
