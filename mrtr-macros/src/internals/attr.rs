@@ -353,7 +353,7 @@ pub(crate) fn deprecations(args: &MachineArgs, attrs: &[Attribute]) -> TokenStre
     let uses = args.deprecated.iter().map(|old| {
         let ident = &old.key;
         let note = old.note;
-        let used = quote::quote_spanned!(ident.span()=> let _ = #ident;);
+        let used = quote::quote_spanned!(ident.span()=> const _: () = #ident;);
         quote::quote! {
             #[deprecated(note = #note)]
             #[allow(non_upper_case_globals)]

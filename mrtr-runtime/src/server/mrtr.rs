@@ -111,6 +111,7 @@ pub(crate) enum Begun<'a> {
 
 impl Pass<'_> {
     /// Why the presented `requestState` was refused or set aside, if it was.
+    #[cfg(feature = "testing")]
     pub(crate) fn rejection(&self) -> Option<&'static str> {
         self.rejection
     }
