@@ -126,6 +126,12 @@ impl Pass<'_> {
         let start = self.start.take().unwrap_or(Start::Fresh {
             early_answers: InputResponses::default(),
         });
+        // The rounds the call had taken when this request arrived.
+        let round = match &start {
+            Start::Fresh { .. } => 0,
+            Start::Resumed(resumed) => resumed.round,
+        };
+        tracing::Span::current().record("round", round);
         let input = RoundInput {
             arguments: self.arguments,
             caller: &self.caller,
@@ -340,7 +346,6 @@ impl Mrtr {
     /// Seals the ask's state and builds the `input_required` result.
     fn seal(&self, pass: &Pass<'_>, ask: Ask) -> Result<InputRequiredResult, ErrorData> {
         let span = tracing::Span::current();
-        span.record("round", ask.round);
         let payload = payload::encode_payload(&ask.recipes, &ask.state).map_err(|e| {
             errors::internal(&format!("the pending input requests do not encode: {e}"))
         })?;
@@ -438,17 +443,24 @@ impl Mrtr {
         Result<RoundReply<M::Output>, ErrorData>,
         Option<&'static str>,
     ) {
-        let mut pass = match self.begin(machine.descriptor(), request).await {
-            Ok(Begun::Run(pass)) => pass,
-            Ok(Begun::Replayed(_)) => {
-                return (Err(errors::internal("the test kit has no ledger")), None);
-            }
-            Err((error, rejection)) => return (Err(error), rejection),
-        };
-        let (input, _) = pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
-        let outcome = step_round(machine, input).await;
-        let reply = self.reply(&mut pass, outcome);
-        (reply, pass.rejection())
+        use tracing::Instrument as _;
+        let span = Self::span(machine.descriptor(), &request);
+        async {
+            let mut pass = match self.begin(machine.descriptor(), request).await {
+                Ok(Begun::Run(pass)) => pass,
+                Ok(Begun::Replayed(_)) => {
+                    return (Err(errors::internal("the test kit has no ledger")), None);
+                }
+                Err((error, rejection)) => return (Err(error), rejection),
+            };
+            let (input, _) =
+                pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
+            let outcome = step_round(machine, input).await;
+            let reply = self.reply(&mut pass, outcome);
+            (reply, pass.rejection())
+        }
+        .instrument(span)
+        .await
     }
 }
 
