@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use futures::StreamExt as _;
 use mrtr::server::McpServer;
 use mrtr::server::http::HttpServing;
 use mrtr::token::KeyRing;
@@ -492,4 +493,208 @@ async fn streams_past_a_sessions_budget_are_refused_naming_the_limit() {
     // Short requests on the same session still pass.
     let (status, _) = answer(legacy.request(Some(&session), "tools/list", json!({}))).await;
     assert_eq!(status, 200);
+}
+
+// ------------------------------------------------------------------ memory
+
+/// Set in the child process [`abandoned_sessions_give_their_memory_back`] starts: the
+/// serving mode (`mrtr`, or `rmcp` for rmcp's own `LocalSessionManager`, the "before").
+const CHILD: &str = "MRTR_SESSION_MEMORY_CHILD";
+/// How long the child's sessions may idle, in milliseconds.
+const CHILD_IDLE: &str = "MRTR_SESSION_MEMORY_IDLE_MS";
+const WAVE: usize = 5_000;
+
+/// The server of the memory test, in its own process: this test binary started again
+/// with [`CHILD`] set. Without it (a normal run) it does nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_memory_child() {
+    let Ok(mode) = std::env::var(CHILD) else {
+        return;
+    };
+    let idle = Duration::from_millis(
+        std::env::var(CHILD_IDLE)
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .unwrap_or(3_000),
+    );
+    let runs = Arc::new(tally::Runs::default());
+    let server = McpServer::builder("session-memory")
+        .keys(KeyRing::generate_process_local().unwrap())
+        .state(runs)
+        .tool(tally::tally)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    if mode == "rmcp" {
+        use mrtr::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+        use mrtr::rmcp::transport::streamable_http_server::{
+            StreamableHttpServerConfig, StreamableHttpService,
+        };
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(idle);
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(sessions),
+            StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(true)
+                .with_json_response(true),
+        );
+        let router = axum::Router::new().route_service("/mcp", service);
+        println!("\nport={port}");
+        axum::serve(listener, router).await.unwrap();
+    } else {
+        let bound = HttpServing::new(server)
+            .max_sessions(2 * WAVE)
+            .session_idle_timeout(idle)
+            .with_listener(listener)
+            .unwrap();
+        let stats = bound.stats();
+        println!("\nport={port}");
+        tokio::spawn(async move {
+            // Reports the live count as it changes, for the parent to wait on.
+            let mut last = usize::MAX;
+            loop {
+                let live = stats.live_sessions();
+                if live != last {
+                    println!("\nlive={live}");
+                    last = live;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+        bound.serve_until(std::future::pending()).await.unwrap();
+    }
+}
+
+/// A child process's resident set, from /proc.
+fn resident_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|line| line.starts_with("VmRSS:"))
+                .and_then(|line| line.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Opens `count` sessions, 32 at a time, and abandons them.
+async fn abandon(url: &str, count: usize) {
+    let legacy = Legacy::new(url, None);
+    let ids = futures::stream::iter(0..count)
+        .map(|_| {
+            let legacy = legacy.clone();
+            async move { legacy.open().await.expect("a session opens") }
+        })
+        .buffer_unordered(32)
+        .collect::<Vec<_>>()
+        .await;
+    assert_eq!(ids.len(), count);
+}
+
+/// The child's `live=N` reports, line by line.
+struct LiveReports(std::sync::mpsc::Receiver<usize>);
+
+impl LiveReports {
+    /// Waits until the child reports no live session after having some (rmcp's manager
+    /// reports nothing: then the idle timeout and a margin are waited out instead).
+    async fn until_empty(&self, mode: &str, idle: Duration) {
+        if mode == "rmcp" {
+            tokio::time::sleep(idle + Duration::from_secs(3)).await;
+            return;
+        }
+        let mut had = false;
+        loop {
+            let live = self
+                .0
+                .recv_timeout(HANG_GUARD)
+                .expect("hang guard: the sessions to expire");
+            had |= live > 0;
+            if had && live == 0 {
+                return;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn abandoned_sessions_give_their_memory_back() {
+    let mode = std::env::var("MRTR_SESSION_MEMORY_MODE").unwrap_or_else(|_| "mrtr".into());
+    let idle_ms: u64 = 3_000;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "session_memory_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, &mode)
+        .env(CHILD_IDLE, idle_ms.to_string())
+        .env("RUST_LOG", "off")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the server process");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let child = Child(child);
+    let pid = child.0.id();
+    let (ports, port) = std::sync::mpsc::channel();
+    let (lives, live) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some((_, port)) = line.split_once("port=") {
+                let _ = ports.send(port.trim().to_owned());
+            } else if let Some((_, count)) = line.split_once("live=") {
+                let _ = lives.send(count.trim().parse::<usize>().unwrap_or(0));
+            }
+        }
+    });
+    let port = port
+        .recv_timeout(HANG_GUARD)
+        .expect("the child reports its port");
+    let live = LiveReports(live);
+    let idle = Duration::from_millis(idle_ms);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    // Warm up (allocator arenas, lazy statics), let it expire: the baseline.
+    abandon(&url, 200).await;
+    live.until_empty(&mode, idle).await;
+    let baseline = resident_kib(pid);
+
+    abandon(&url, WAVE).await;
+    let peak = resident_kib(pid);
+    live.until_empty(&mode, idle).await;
+    // The allocator trim runs off the async threads: give it its moment, bounded.
+    let mut after = resident_kib(pid);
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        after = resident_kib(pid);
+    }
+    let per_session = (peak.saturating_sub(baseline)) as f64 / WAVE as f64;
+    eprintln!(
+        "session memory ({mode}): baseline {baseline} KiB, {WAVE} live sessions {peak} KiB ({per_session:.1} KiB each), after expiry {after} KiB"
+    );
+    if mode == "mrtr" {
+        let grown = peak.saturating_sub(baseline);
+        assert!(
+            after <= baseline + (grown / 4).max(8 * 1024),
+            "RSS did not come back: baseline {baseline} KiB, peak {peak} KiB, after {after} KiB"
+        );
+    }
 }

@@ -393,7 +393,10 @@ where
         self.router_and_token(CancellationToken::new()).0
     }
 
-    fn router_and_token(self, cancel: CancellationToken) -> (axum::Router, CancellationToken) {
+    fn router_and_token(
+        self,
+        cancel: CancellationToken,
+    ) -> (axum::Router, CancellationToken, HttpStats) {
         let legacy = self.server.serves_legacy_sessions();
         let mut config = StreamableHttpServerConfig::default()
             // 2026-07-28 requests always stand alone; an `initialize` opens a session (for
@@ -438,6 +441,9 @@ where
             );
             (axum::Router::new().route_service(&self.path, mcp), None)
         };
+        let stats = HttpStats {
+            legacy: legacy.clone(),
+        };
         let gate = gate::Gate {
             limits: gate::Limits {
                 body_timeout: self.body_timeout,
@@ -460,7 +466,7 @@ where
                     http::header::COOKIE,
                 ]),
             );
-        (router, cancel)
+        (router, cancel, stats)
     }
 
     /// Binds `addr`; serve with [`BoundHttp::serve`] or [`BoundHttp::serve_until`].
@@ -492,8 +498,9 @@ where
         let max_connections = self.max_connections.unwrap_or_else(default_max_connections);
         let header_read_timeout = self.header_read_timeout;
         let shutdown_grace = self.shutdown_grace;
-        let (router, cancel) = self.router_and_token(CancellationToken::new());
+        let (router, cancel, stats) = self.router_and_token(CancellationToken::new());
         Ok(BoundHttp {
+            stats,
             listener,
             local_addr,
             router,
@@ -530,6 +537,7 @@ where
 /// # }
 /// ```
 pub struct BoundHttp {
+    stats: HttpStats,
     listener: TcpListener,
     local_addr: SocketAddr,
     router: axum::Router,
@@ -549,6 +557,19 @@ impl BoundHttp {
     /// ```
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Live counts (legacy sessions, long-lived streams), readable while serving.
+    ///
+    /// ```no_run
+    /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp) {
+    /// let stats = bound.stats();
+    /// tokio::spawn(bound.serve());
+    /// println!("{} legacy sessions live", stats.live_sessions());
+    /// # }
+    /// ```
+    pub fn stats(&self) -> HttpStats {
+        self.stats.clone()
     }
 
     /// The connection cap in effect.
@@ -656,6 +677,40 @@ impl BoundHttp {
         }
         cancel.cancel();
         Ok(())
+    }
+}
+
+/// Live counts of an HTTP endpoint (from [`BoundHttp::stats`]); cheap to clone.
+#[derive(Clone)]
+pub struct HttpStats {
+    legacy: Option<Arc<gate::Legacy>>,
+}
+
+impl HttpStats {
+    /// Legacy sessions live now (0 when legacy sessions are off).
+    ///
+    /// ```no_run
+    /// # fn run(stats: mrtr_runtime::server::http::HttpStats) {
+    /// assert_eq!(stats.live_sessions(), 0);
+    /// # }
+    /// ```
+    pub fn live_sessions(&self) -> usize {
+        self.legacy
+            .as_ref()
+            .map_or(0, |legacy| legacy.sessions.live())
+    }
+
+    /// Long-lived streams (legacy GET streams, pending legacy calls) open now.
+    ///
+    /// ```no_run
+    /// # fn run(stats: mrtr_runtime::server::http::HttpStats) {
+    /// assert_eq!(stats.open_streams(), 0);
+    /// # }
+    /// ```
+    pub fn open_streams(&self) -> usize {
+        self.legacy
+            .as_ref()
+            .map_or(0, |legacy| legacy.streams.open())
     }
 }
 

@@ -196,7 +196,6 @@ impl Sessions {
     }
 
     /// How many sessions are live.
-    #[cfg(test)]
     pub(super) fn live(&self) -> usize {
         lock(&self.live).len()
     }
@@ -443,6 +442,11 @@ impl Streams {
             max_per_principal,
             state: Arc::default(),
         }
+    }
+
+    /// How many streams are open.
+    pub(super) fn open(&self) -> usize {
+        lock(&self.state).sessions.total
     }
 
     /// A place for one more stream on `session`, opened by `owner`.
