@@ -14,8 +14,10 @@
 //!   an unknown session (see `gate.rs`).
 //! - **Caps.** Live sessions are counted in total and per identified principal; an
 //!   `initialize` past either cap is refused before a session exists.
-//! - **Memory.** Each session is a channel-based worker plus the MCP service task; when
-//!   sessions end, the allocator is asked to give freed pages back ([`trim`]).
+//! - **Memory.** A session is rmcp's session worker and MCP service task with their
+//!   channels (each tokio channel allocates its first block of 32 slots up front), about
+//!   18 KiB of RSS while idle (debug build); ours adds an entry of a few dozen bytes. When sessions end,
+//!   the allocator is asked to give the freed pages back ([`trim`]).
 //!
 //! Long-lived streams (GET streams and pending legacy calls) have their own budget,
 //! [`Streams`], so they never hold the connection slots short requests need.
@@ -372,8 +374,10 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// Asks glibc to return freed heap pages to the system (it keeps them otherwise: measured
-/// in `scripts/session-memory`); elsewhere nothing to do. Runs off the async threads.
+/// Asks glibc to return freed heap pages to the system; elsewhere nothing to do. Runs off
+/// the async threads. Without it, after 5,000 abandoned sessions expired the process kept
+/// 129 MB of its 131 MB peak (baseline 31 MB); with it, it went back to 24 MB
+/// (`abandoned_sessions_give_their_memory_back` in `tests/legacy_sessions.rs`).
 fn trim() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
