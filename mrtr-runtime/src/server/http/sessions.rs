@@ -16,8 +16,9 @@
 //!   `initialize` past either cap is refused before a session exists.
 //! - **Memory.** A session is rmcp's session worker and MCP service task with their
 //!   channels (each tokio channel allocates its first block of 32 slots up front), about
-//!   18 KiB of RSS while idle (debug build); ours adds an entry of a few dozen bytes. When sessions end,
-//!   the allocator is asked to give the freed pages back ([`trim`]).
+//!   52 KiB of RSS while idle, as with rmcp's own manager; ours adds an entry of a few dozen
+//!   bytes. When sessions end, the allocator is asked to give the freed pages back
+//!   ([`trim`]).
 //!
 //! Long-lived streams (GET streams and pending legacy calls) have their own budget,
 //! [`Streams`], so they never hold the connection slots short requests need.
@@ -376,8 +377,8 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Asks glibc to return freed heap pages to the system; elsewhere nothing to do. Runs off
 /// the async threads. Without it, after 5,000 abandoned sessions expired the process kept
-/// 129 MB of its 131 MB peak (baseline 31 MB); with it, it went back to 24 MB
-/// (`abandoned_sessions_give_their_memory_back` in `tests/legacy_sessions.rs`).
+/// its peak (282 MB, baseline 31 MB); with it, it went back to 23 MB (baseline 22 MB;
+/// `abandoned_sessions_give_their_memory_back` in `tests/legacy_sessions.rs`).
 fn trim() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
