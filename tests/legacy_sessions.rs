@@ -404,7 +404,7 @@ async fn delete_answers_204_and_the_session_is_gone() {
 
 #[tokio::test]
 async fn an_idle_session_ends_with_its_pending_call() {
-    let served = serve(|http| http.session_idle_timeout(Duration::from_millis(300))).await;
+    let served = serve(|http| http.session_idle_timeout(Duration::from_secs(2))).await;
     let alice = Legacy::new(&served.url(), Some("alice-token"));
     let session = alice.open().await.unwrap();
     let (mut stream, _question) = alice.pending_call(&session).await;
