@@ -93,6 +93,8 @@ async fn main() -> ExitCode {
         // Behind nginx a request's last hop is on loopback; in-flight rounds get 5 s on
         // SIGTERM so a rolling restart does not wait long.
         .shutdown_grace(Duration::from_secs(5))
+        // Legacy session ids start with `{instance}.`: nginx routes them back here.
+        .session_node(&args.instance_id)
         .bind(addr)
         .await
     {

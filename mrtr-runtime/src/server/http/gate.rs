@@ -3,7 +3,14 @@
 //! asks for, and turns rmcp's plain-text HTTP errors into JSON-RPC error bodies. It also
 //! drops the `elicitationId` rmcp still writes into URL-mode elicitations (2026-07-28
 //! removed the field; rmcp's type always serializes it).
+//!
+//! For legacy sessions it is also the door: an `initialize` is admitted against the
+//! session caps, every request carrying `Mcp-Session-Id` must come from the principal
+//! that opened the session (else it is answered exactly as for an unknown session), and
+//! long-lived streams (GET streams, pending legacy calls) take a place in their own
+//! budget and hand their connection slot back.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -11,11 +18,16 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use bytes::Bytes;
+use futures::StreamExt;
 use http::{HeaderValue, Method, StatusCode, header};
 use http_body_util::BodyExt;
-use rmcp::ErrorData;
 use rmcp::model::{ErrorCode, JsonRpcError, RequestId};
+use rmcp::service::{Peer, RequestContext, RunningService};
+use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
+
+use super::sessions::{self, Owner, Refusal, Sessions, Streams};
+use crate::server::{NoFallback, PrincipalResolver};
 
 /// The request-level limits the gate enforces.
 #[derive(Debug, Clone, Copy)]
@@ -24,11 +36,87 @@ pub(super) struct Limits {
     pub(super) max_body_bytes: usize,
 }
 
+/// What the gate needs: its limits and, when legacy sessions are served, their door.
+#[derive(Clone)]
+pub(super) struct Gate {
+    pub(super) limits: Limits,
+    pub(super) legacy: Option<Arc<Legacy>>,
+}
+
+/// The legacy-session side of the gate.
+pub(super) struct Legacy {
+    pub(super) sessions: Arc<Sessions>,
+    pub(super) streams: Streams,
+    pub(super) principal: PrincipalResolver,
+    /// A peer for the principal resolver's `RequestContext` (it reads the request parts;
+    /// this peer is connected to nothing).
+    detached: OnceLock<RunningService<RoleServer, NoFallback>>,
+}
+
+impl Legacy {
+    pub(super) fn new(
+        sessions: Arc<Sessions>,
+        streams: Streams,
+        principal: PrincipalResolver,
+    ) -> Self {
+        Legacy {
+            sessions,
+            streams,
+            principal,
+            detached: OnceLock::new(),
+        }
+    }
+
+    /// The principal the server's resolver finds for a request with these parts.
+    fn owner(&self, parts: &http::request::Parts) -> Owner {
+        let peer: Peer<RoleServer> = self
+            .detached
+            .get_or_init(|| rmcp::service::serve_directly(NoFallback, Detached, None))
+            .peer()
+            .clone();
+        let mut context = RequestContext::new(RequestId::Number(0), peer);
+        context.extensions.insert(parts.clone());
+        (self.principal)(&context).map(Arc::from)
+    }
+}
+
+/// A transport that carries nothing, for [`Legacy::owner`]'s peer.
+struct Detached;
+
+impl rmcp::transport::Transport<RoleServer> for Detached {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        _item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        std::future::ready(Ok(()))
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        std::future::pending().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// The header naming a legacy session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Legacy requests that may stay open while the server asks the client something.
+const PENDING_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// The JSON-RPC error code of a refusal for a bound (the implementation-defined range).
+const LIMIT_REACHED: ErrorCode = ErrorCode(-32000);
+
 /// What rmcp writes for an absent elicitation id; only then is there anything to drop.
 const EMPTY_ELICITATION_ID: &[u8] = br#""elicitationId":"""#;
 
 /// The axum middleware.
-pub(super) async fn gate(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
+    let limits = gate.limits;
     if request
         .headers()
         .get_all(header::AUTHORIZATION)
@@ -44,7 +132,44 @@ pub(super) async fn gate(State(limits): State<Limits>, request: Request, next: N
             "more than one Authorization header; send exactly one".into(),
         );
     }
+    let mut session_ids = request.headers().get_all(SESSION_HEADER).iter();
+    let session = session_ids
+        .next()
+        .map(|value| value.to_str().unwrap_or_default().to_owned());
+    if session_ids.next().is_some() {
+        // Which session is meant is ambiguous: refuse, do not pick.
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "more than one Mcp-Session-Id header; send exactly one".into(),
+        );
+    }
     if request.method() != Method::POST {
+        let mut stream = None;
+        if let (Some(legacy), Some(session)) = (&gate.legacy, &session) {
+            let (parts, body) = request.into_parts();
+            let owner = legacy.owner(&parts);
+            if legacy.sessions.owner_of(session) != Some(owner.clone()) {
+                return jsonrpc_errors(session_not_found(), None).await;
+            }
+            if parts.method == Method::GET {
+                match legacy.streams.admit(session, owner) {
+                    Ok(permit) => stream = Some(permit),
+                    Err(refusal) => return refused(refusal, None),
+                }
+            }
+            let is_delete = parts.method == Method::DELETE;
+            let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
+            let response = next.run(Request::from_parts(parts, body)).await;
+            let response = ended_meanwhile(&legacy.sessions, session, response);
+            if is_delete && response.status() == StatusCode::ACCEPTED {
+                // python-sdk 1.x logs "Session termination failed: 202" for anything but
+                // 200 or 204; the TypeScript SDK accepts any 2xx.
+                return empty(StatusCode::NO_CONTENT);
+            }
+            return held(jsonrpc_errors(response, None).await, stream, slot);
+        }
         // rmcp answers 405 for anything but POST; its body becomes JSON below.
         return jsonrpc_errors(next.run(request).await, None).await;
     }
@@ -90,12 +215,132 @@ pub(super) async fn gate(State(limits): State<Limits>, request: Request, next: N
             ));
         }
     };
-    let id = match check_message(&body) {
-        Ok(id) => id,
+    let (id, method) = match check_envelope(&body) {
+        Ok(checked) => checked,
         Err(refusal) => return refusal,
     };
-    let response = next.run(Request::from_parts(parts, Body::from(body))).await;
-    jsonrpc_errors(response, id).await
+    let Some(legacy) = &gate.legacy else {
+        let response = next.run(Request::from_parts(parts, Body::from(body))).await;
+        return jsonrpc_errors(response, id).await;
+    };
+    match &session {
+        Some(session) => {
+            let owner = legacy.owner(&parts);
+            if legacy.sessions.owner_of(session) != Some(owner.clone()) {
+                return jsonrpc_errors(session_not_found(), id).await;
+            }
+            let stream = if method
+                .as_deref()
+                .is_some_and(|method| PENDING_METHODS.contains(&method))
+            {
+                match legacy.streams.admit(session, owner) {
+                    Ok(permit) => Some(permit),
+                    Err(refusal) => return refused(refusal, id),
+                }
+            } else {
+                None
+            };
+            let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
+            let response = next.run(Request::from_parts(parts, Body::from(body))).await;
+            let response = ended_meanwhile(&legacy.sessions, session, response);
+            held(jsonrpc_errors(response, id).await, stream, slot)
+        }
+        None if method.as_deref() == Some("initialize") => {
+            let owner = legacy.owner(&parts);
+            let seat = match legacy.sessions.admit(owner) {
+                Ok(seat) => seat,
+                Err(refusal) => return refused(refusal, id),
+            };
+            let response =
+                sessions::opening(seat, next.run(Request::from_parts(parts, Body::from(body))))
+                    .await;
+            jsonrpc_errors(response, id).await
+        }
+        None => {
+            let response = next.run(Request::from_parts(parts, Body::from(body))).await;
+            jsonrpc_errors(response, id).await
+        }
+    }
+}
+
+/// What rmcp answers for an unknown session (the gate then makes it JSON-RPC), so a
+/// session that is someone else's cannot be told from one that does not exist.
+fn session_not_found() -> Response {
+    let mut response = Response::new(Body::from("Not Found: Session not found"));
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+/// A session whose worker exited (idle timeout) just before or during the request makes
+/// rmcp answer 500; by then it is forgotten, and the client gets what an unknown session
+/// gets, so it knows to start over.
+fn ended_meanwhile(sessions: &Sessions, session: &str, response: Response) -> Response {
+    if response.status() == StatusCode::INTERNAL_SERVER_ERROR
+        && sessions.owner_of(session).is_none()
+    {
+        session_not_found()
+    } else {
+        response
+    }
+}
+
+/// A refusal for a bound: 503 for the server's cap, 429 for the caller's own.
+fn refused(refusal: Refusal, id: Option<RequestId>) -> Response {
+    let (status, message) = match refusal {
+        Refusal::Server { knob, limit } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("this server is at its limit of {limit} ({knob}); retry later"),
+        ),
+        Refusal::Caller { knob, limit } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("this caller is at its limit of {limit} ({knob}); close some first"),
+        ),
+    };
+    let mut response = error_response(status, id, LIMIT_REACHED, message);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+fn empty(status: StatusCode) -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+/// A long-lived stream keeps its place in the stream budget while its body lives, and
+/// gives its connection's slot back to short requests: the connection closes when the
+/// stream ends. Anything that is not a stream releases the place at once.
+fn held(
+    response: Response,
+    permit: Option<sessions::StreamPermit>,
+    slot: Option<super::ConnectionSlot>,
+) -> Response {
+    let Some(permit) = permit else {
+        return response;
+    };
+    let is_stream = response.status() == StatusCode::OK
+        && response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("text/event-stream"));
+    if !is_stream {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    if let Some(slot) = slot {
+        slot.release();
+    }
+    parts
+        .headers
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    let body = body.into_data_stream().map(move |frame| {
+        let _held = &permit;
+        frame
+    });
+    Response::from_parts(parts, Body::from_stream(body))
 }
 
 /// For responses made outside the gate (the body limit's 413): plain-text errors become
@@ -142,8 +387,15 @@ fn is_length_limit(error: &axum::Error) -> bool {
 
 /// Checks that `body` is one JSON-RPC 2.0 message and returns its id (if it has a valid
 /// one), or the error response to send instead.
+#[cfg(test)]
 #[allow(clippy::result_large_err)] // the refusal is the response itself
 fn check_message(body: &[u8]) -> Result<Option<RequestId>, Response> {
+    check_envelope(body).map(|(id, _method)| id)
+}
+
+/// [`check_message`], also returning the method of a request or notification.
+#[allow(clippy::result_large_err)] // the refusal is the response itself
+fn check_envelope(body: &[u8]) -> Result<(Option<RequestId>, Option<String>), Response> {
     let message: Value = serde_json::from_slice(body).map_err(|error| {
         error_response(
             StatusCode::BAD_REQUEST,
@@ -183,13 +435,13 @@ fn check_message(body: &[u8]) -> Result<Option<RequestId>, Response> {
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(invalid_request(id, r#""jsonrpc" must be "2.0""#));
     }
-    match object.get("method") {
-        Some(Value::String(_)) => {}
+    let method = match object.get("method") {
+        Some(Value::String(method)) => Some(method.clone()),
         Some(_) => return Err(invalid_request(id, "the method must be a string")),
-        None if object.contains_key("result") || object.contains_key("error") => {}
+        None if object.contains_key("result") || object.contains_key("error") => None,
         None => return Err(invalid_request(id, "the message has no method")),
-    }
-    Ok(id)
+    };
+    Ok((id, method))
 }
 
 fn invalid_request(id: Option<RequestId>, message: &str) -> Response {

@@ -19,6 +19,13 @@
 //! | [`allowed_origins`](HttpServing::allowed_origins) | loopback (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port) | a request with any other `Origin` gets `403` (DNS rebinding; the transport spec's MUST); requests without `Origin` (non-browser clients) pass |
 //! | [`allowed_hosts`](HttpServing::allowed_hosts) | loopback | the `Host` header; set your public name when behind a proxy |
 //! | [`shutdown_grace`](HttpServing::shutdown_grace) | 30 s | after SIGTERM/ctrl-c no new connection is accepted; in-flight requests get this long to finish |
+//! | [`max_sessions`](HttpServing::max_sessions) | 4096 | live legacy sessions in the process; an `initialize` past it gets `503` with a JSON-RPC error naming `max_sessions` (an idle session costs about 52 KiB of RSS, most of it rmcp's session worker and service task, so the default bounds them near 210 MiB; measured by `tests/legacy_sessions.rs`, which also shows the memory returned after they expire) |
+//! | [`max_sessions_per_principal`](HttpServing::max_sessions_per_principal) | 64 | live legacy sessions one principal (the server's principal resolver: a `Principal` extension or a salted hash of `Authorization`) may hold; past it `429` naming `max_sessions_per_principal`. Anonymous callers (no principal) are bounded by `max_sessions` only |
+//! | [`session_idle_timeout`](HttpServing::session_idle_timeout) | 5 min | a legacy session with no traffic for this long ends, and its pending calls with it (their streams close, their machines are cancelled); its id then gets `404`. Pending calls waiting for a person count as idle: set it no shorter than the longest answer you wait for |
+//! | [`max_streams`](HttpServing::max_streams) | 512, at most a quarter of the open-file limit | long-lived streams (legacy GET streams and legacy `tools/call`/`prompts/get`/`resources/read` streams) open at once; past it `503` naming `max_streams`. A stream **gives its connection slot back**: it never counts against `max_connections`, and its connection closes when it ends |
+//! | [`max_streams_per_session`](HttpServing::max_streams_per_session) | 16 | long-lived streams one legacy session may hold (its pending calls plus GET streams); past it `429` naming `max_streams_per_session` |
+//! | [`max_streams_per_principal`](HttpServing::max_streams_per_principal) | 64 | the same across one principal's sessions; `429` naming `max_streams_per_principal` |
+//! | [`session_node`](HttpServing::session_node) | none | a name prefixed to session ids (`n1.…`) so a balancer can route a session back to its node (see the README's scale-out section) |
 //!
 //! Always on: `TCP_NODELAY` on accepted sockets (without it a reply's last small write
 //! waits ~40 ms for a delayed ACK), JSON responses for results that stream nothing first
@@ -27,8 +34,14 @@
 //! unless [`McpServerBuilder::legacy_sessions`](super::McpServerBuilder::legacy_sessions)
 //! is off — then the discovery result advertises only 2026-07-28), and every error as a JSON-RPC
 //! error body: `-32700` for a body that is not JSON (or not UTF-8), `-32600` for a batch,
-//! a wrong `jsonrpc`, an id that is not a string or integer, or more than one
-//! `Authorization` header, with HTTP 400.
+//! a wrong `jsonrpc`, an id that is not a string or integer, more than one
+//! `Authorization` header, or more than one `Mcp-Session-Id` header, with HTTP 400.
+//!
+//! Legacy sessions are bound to the principal that opened them: a request on a session
+//! from any other principal gets exactly what an unknown session gets (`404`, "Session not
+//! found"). Session ids never reach the logs: rmcp is given a 12-digit hash of each
+//! (`sessions::tag`), which is all its INFO lines show. `DELETE` of a session answers
+//! `204` (python-sdk 1.x accepts only 200 or 204; rmcp answers 202).
 //!
 //! [`HttpServing::into_router`] gives the endpoint as an [`axum::Router`] to merge with
 //! your own routes (an approval page, health checks) or wrap in your auth layer; serve
@@ -36,6 +49,7 @@
 //! limits too.
 
 mod gate;
+mod sessions;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -46,11 +60,10 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use rmcp::ServerHandler;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::{McpServer, NoFallback};
@@ -65,6 +78,18 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Default [`HttpServing::shutdown_grace`].
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+/// Default [`HttpServing::max_sessions`].
+pub const DEFAULT_MAX_SESSIONS: usize = 4096;
+/// Default [`HttpServing::max_sessions_per_principal`].
+pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
+/// Default [`HttpServing::session_idle_timeout`].
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// Upper bound of the default [`HttpServing::max_streams`].
+pub const DEFAULT_MAX_STREAMS: usize = 512;
+/// Default [`HttpServing::max_streams_per_session`].
+pub const DEFAULT_MAX_STREAMS_PER_SESSION: usize = 16;
+/// Default [`HttpServing::max_streams_per_principal`].
+pub const DEFAULT_MAX_STREAMS_PER_PRINCIPAL: usize = 64;
 /// The path the MCP endpoint is served at unless [`HttpServing::path`] says otherwise.
 pub const DEFAULT_PATH: &str = "/mcp";
 
@@ -120,6 +145,13 @@ pub struct HttpServing<F = NoFallback> {
     allowed_origins: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
     shutdown_grace: Duration,
+    max_sessions: usize,
+    max_sessions_per_principal: usize,
+    session_idle_timeout: Duration,
+    max_streams: Option<usize>,
+    max_streams_per_session: usize,
+    max_streams_per_principal: usize,
+    session_node: Option<String>,
 }
 
 impl<F> HttpServing<F>
@@ -143,6 +175,13 @@ where
             allowed_origins: LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).collect(),
             allowed_hosts: None,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_principal: DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_streams: None,
+            max_streams_per_session: DEFAULT_MAX_STREAMS_PER_SESSION,
+            max_streams_per_principal: DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
+            session_node: None,
         }
     }
 
@@ -246,6 +285,100 @@ where
         self
     }
 
+    /// How many legacy sessions may be live at once (default 4096); an `initialize` past
+    /// it gets `503` with a JSON-RPC error naming `max_sessions`.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).max_sessions(10_000);
+    /// ```
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// How many legacy sessions one principal may hold (default 64); past it `429` naming
+    /// `max_sessions_per_principal`. Callers without a principal are bounded by
+    /// [`max_sessions`](Self::max_sessions) only.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).max_sessions_per_principal(8);
+    /// ```
+    pub fn max_sessions_per_principal(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_principal = sessions;
+        self
+    }
+
+    /// How long a legacy session may go without traffic before it ends with its pending
+    /// calls (default 5 minutes). A call waiting for a person's answer is no traffic.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .session_idle_timeout(std::time::Duration::from_secs(600));
+    /// ```
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How many long-lived streams (legacy GET streams and pending legacy calls) may be
+    /// open at once (default 512, lowered to a quarter of the open-file limit). They have
+    /// this budget of their own and give their connection slot back, so they never keep
+    /// short requests out; past it `503` naming `max_streams`.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).max_streams(128);
+    /// ```
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = Some(streams);
+        self
+    }
+
+    /// How many long-lived streams one legacy session may hold (default 16); past it `429`
+    /// naming `max_streams_per_session`.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).max_streams_per_session(4);
+    /// ```
+    pub fn max_streams_per_session(mut self, streams: usize) -> Self {
+        self.max_streams_per_session = streams;
+        self
+    }
+
+    /// How many long-lived streams one principal may hold across its sessions (default
+    /// 64); past it `429` naming `max_streams_per_principal`.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).max_streams_per_principal(16);
+    /// ```
+    pub fn max_streams_per_principal(mut self, streams: usize) -> Self {
+        self.max_streams_per_principal = streams;
+        self
+    }
+
+    /// This node's name, prefixed to every legacy session id (`{node}.{random}`), so a
+    /// balancer can send a session's requests to the node that holds it (the README's
+    /// scale-out section has the nginx rule). Letters, digits and `-` only.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server).session_node("n1");
+    /// ```
+    pub fn session_node(mut self, node: impl Into<String>) -> Self {
+        let node: String = node
+            .into()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        self.session_node = (!node.is_empty()).then_some(node);
+        self
+    }
+
     /// The MCP endpoint as a router, with the request-level protections (Origin and Host
     /// checks, body cap and deadline, JSON-RPC errors). Merge your own routes into it;
     /// the connection-level limits come with [`serve`](Self::serve)/[`bind`](Self::bind).
@@ -260,7 +393,10 @@ where
         self.router_and_token(CancellationToken::new()).0
     }
 
-    fn router_and_token(self, cancel: CancellationToken) -> (axum::Router, CancellationToken) {
+    fn router_and_token(
+        self,
+        cancel: CancellationToken,
+    ) -> (axum::Router, CancellationToken, HttpStats) {
         let legacy = self.server.serves_legacy_sessions();
         let mut config = StreamableHttpServerConfig::default()
             // 2026-07-28 requests always stand alone; an `initialize` opens a session (for
@@ -277,29 +413,46 @@ where
         if let Some(hosts) = self.allowed_hosts {
             config = config.with_allowed_hosts(hosts);
         }
+        let principal = self.server.inner.principal.clone();
         let server = self.server;
-        let endpoint = if legacy {
-            // Sessions idle for 5 minutes are closed (rmcp's default keep-alive).
-            let mcp = StreamableHttpService::new(
-                move || Ok(server.clone()),
-                Arc::new(LocalSessionManager::default()),
-                config,
+        let (endpoint, legacy) = if legacy {
+            let sessions = Arc::new(sessions::Sessions::new(sessions::SessionLimits {
+                max_sessions: self.max_sessions,
+                max_sessions_per_principal: self.max_sessions_per_principal.max(1),
+                idle_timeout: self.session_idle_timeout,
+                node: self.session_node,
+            }));
+            let streams = sessions::Streams::new(
+                self.max_streams.unwrap_or_else(default_max_streams),
+                self.max_streams_per_session,
+                self.max_streams_per_principal,
             );
-            axum::Router::new().route_service(&self.path, mcp)
+            let mcp =
+                StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+            (
+                axum::Router::new().route_service(&self.path, mcp),
+                Some(Arc::new(gate::Legacy::new(sessions, streams, principal))),
+            )
         } else {
             let mcp = StreamableHttpService::new(
                 move || Ok(server.clone()),
                 Arc::new(NeverSessionManager::default()),
                 config,
             );
-            axum::Router::new().route_service(&self.path, mcp)
+            (axum::Router::new().route_service(&self.path, mcp), None)
         };
-        let limits = gate::Limits {
-            body_timeout: self.body_timeout,
-            max_body_bytes: self.max_body_bytes,
+        let stats = HttpStats {
+            legacy: legacy.clone(),
+        };
+        let gate = gate::Gate {
+            limits: gate::Limits {
+                body_timeout: self.body_timeout,
+                max_body_bytes: self.max_body_bytes,
+            },
+            legacy,
         };
         let router = endpoint
-            .layer(axum::middleware::from_fn_with_state(limits, gate::gate))
+            .layer(axum::middleware::from_fn_with_state(gate, gate::gate))
             .layer(tower_http::limit::RequestBodyLimitLayer::new(
                 self.max_body_bytes,
             ))
@@ -313,7 +466,7 @@ where
                     http::header::COOKIE,
                 ]),
             );
-        (router, cancel)
+        (router, cancel, stats)
     }
 
     /// Binds `addr`; serve with [`BoundHttp::serve`] or [`BoundHttp::serve_until`].
@@ -345,8 +498,9 @@ where
         let max_connections = self.max_connections.unwrap_or_else(default_max_connections);
         let header_read_timeout = self.header_read_timeout;
         let shutdown_grace = self.shutdown_grace;
-        let (router, cancel) = self.router_and_token(CancellationToken::new());
+        let (router, cancel, stats) = self.router_and_token(CancellationToken::new());
         Ok(BoundHttp {
+            stats,
             listener,
             local_addr,
             router,
@@ -383,6 +537,7 @@ where
 /// # }
 /// ```
 pub struct BoundHttp {
+    stats: HttpStats,
     listener: TcpListener,
     local_addr: SocketAddr,
     router: axum::Router,
@@ -402,6 +557,19 @@ impl BoundHttp {
     /// ```
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Live counts (legacy sessions, long-lived streams), readable while serving.
+    ///
+    /// ```no_run
+    /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp) {
+    /// let stats = bound.stats();
+    /// tokio::spawn(bound.serve());
+    /// println!("{} legacy sessions live", stats.live_sessions());
+    /// # }
+    /// ```
+    pub fn stats(&self) -> HttpStats {
+        self.stats.clone()
     }
 
     /// The connection cap in effect.
@@ -478,14 +646,25 @@ impl BoundHttp {
                 () = &mut shutdown => break,
             };
             let _ = stream.set_nodelay(true);
-            let connection = http1.serve_connection(
-                TokioIo::new(stream),
-                TowerToHyperService::new(router.clone()),
-            );
+            // The slot goes with the connection's requests, so a long-lived stream can
+            // hand it back (gate.rs).
+            let slot = ConnectionSlot(Arc::new(std::sync::Mutex::new(Some(slot))));
+            let service = {
+                let slot = slot.clone();
+                tower::ServiceExt::map_request(
+                    router.clone(),
+                    move |mut request: http::Request<hyper::body::Incoming>| {
+                        request.extensions_mut().insert(slot.clone());
+                        request
+                    },
+                )
+            };
+            let connection =
+                http1.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
             let connection = graceful.watch(connection);
             tokio::spawn(async move {
                 let _ = connection.await;
-                drop(slot);
+                slot.release();
             });
         }
         // Refuse new connections from here on.
@@ -498,6 +677,57 @@ impl BoundHttp {
         }
         cancel.cancel();
         Ok(())
+    }
+}
+
+/// Live counts of an HTTP endpoint (from [`BoundHttp::stats`]); cheap to clone.
+#[derive(Clone)]
+pub struct HttpStats {
+    legacy: Option<Arc<gate::Legacy>>,
+}
+
+impl HttpStats {
+    /// Legacy sessions live now (0 when legacy sessions are off).
+    ///
+    /// ```no_run
+    /// # fn run(stats: mrtr_runtime::server::http::HttpStats) {
+    /// assert_eq!(stats.live_sessions(), 0);
+    /// # }
+    /// ```
+    pub fn live_sessions(&self) -> usize {
+        self.legacy
+            .as_ref()
+            .map_or(0, |legacy| legacy.sessions.live())
+    }
+
+    /// Long-lived streams (legacy GET streams, pending legacy calls) open now.
+    ///
+    /// ```no_run
+    /// # fn run(stats: mrtr_runtime::server::http::HttpStats) {
+    /// assert_eq!(stats.open_streams(), 0);
+    /// # }
+    /// ```
+    pub fn open_streams(&self) -> usize {
+        self.legacy
+            .as_ref()
+            .map_or(0, |legacy| legacy.streams.open())
+    }
+}
+
+/// A connection's place under [`HttpServing::max_connections`], reachable from its
+/// requests so a long-lived stream can give it back early.
+#[derive(Clone)]
+pub(super) struct ConnectionSlot(Arc<std::sync::Mutex<Option<OwnedSemaphorePermit>>>);
+
+impl ConnectionSlot {
+    /// Frees the slot (once; later calls do nothing).
+    fn release(&self) {
+        let permit = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        drop(permit);
     }
 }
 
@@ -529,6 +759,22 @@ async fn shutdown_signal() {
 /// half for the application's own files and sockets.
 fn default_max_connections() -> usize {
     connection_cap(open_file_limit())
+}
+
+/// 512 long-lived streams, or a quarter of the open-file limit when that is lower (the
+/// connections take up to half).
+fn default_max_streams() -> usize {
+    stream_cap(open_file_limit())
+}
+
+fn stream_cap(limit: Option<u64>) -> usize {
+    match limit {
+        Some(limit) => {
+            let quarter = usize::try_from(limit / 4).unwrap_or(usize::MAX);
+            DEFAULT_MAX_STREAMS.min(quarter).max(1)
+        }
+        None => DEFAULT_MAX_STREAMS,
+    }
 }
 
 /// The default cap for a process whose soft open-file limit is `limit` (`None`: unlimited
