@@ -422,6 +422,89 @@ async fn form_questions_need_a_session_of_2025_06_18_or_later() {
     client.cancel().await.expect("client shuts down");
 }
 
+/// Picks several toppings: a multi-select form, which elicitation schemas have only since
+/// 2025-11-25.
+#[mrtr::tool]
+async fn toppings() -> String {
+    let picked = ask!(multi_choice("Toppings?", ["basil", "olives", "chili"]))
+        .ok()
+        .unwrap_or_default();
+    picked.join(", ")
+}
+
+/// A 2025-06-18 session is never sent a multi-select form (that revision's schemas have no
+/// arrays): the call ends with `-32600` naming the revision that has it, and nothing is
+/// sent; a 2025-11-25 session is asked it.
+#[tokio::test]
+async fn multi_select_is_not_sent_to_a_2025_06_18_session() {
+    let served = serve(|b| b.tool(toppings)).await;
+    let mut person = Person::legacy(Mode::Answer);
+    person.version = Some(ProtocolVersion::V_2025_06_18);
+    let client = http_client(served.addr, person.clone()).await;
+    let error = error_of(call_tool(&client, call("toppings", json!({}))).await);
+    assert_eq!(error.code.0, -32600, "{error:?}");
+    assert!(
+        error.message.contains(
+            "multi-select question, which protocol 2025-06-18 does not have (it arrived in 2025-11-25)"
+        ),
+        "{}",
+        error.message
+    );
+    assert!(person.asked().is_empty(), "{:?}", person.asked());
+    client.cancel().await.expect("client shuts down");
+
+    let person = Person::legacy(Mode::Answer);
+    let client = http_client(served.addr, person.clone()).await;
+    let _ = call_tool(&client, call("toppings", json!({}))).await;
+    assert_eq!(person.asked(), vec!["elicitation/create choices"]);
+    client.cancel().await.expect("client shuts down");
+}
+
+/// A 2025 session's `initialize` does not advertise the tasks extension (its client never
+/// gets tasks); a 2026-07-28 discovery does when the server has task tools.
+#[tokio::test]
+async fn the_tasks_extension_is_advertised_only_to_2026_clients() {
+    let served = serve(|b| b.tool(task_tool())).await;
+    let client = http_client(served.addr, Person::legacy(Mode::Answer)).await;
+    let info = client.peer_info().expect("initialized").clone();
+    let advertised = info
+        .capabilities
+        .extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(mrtr::rmcp::model::TASKS_EXTENSION_ID));
+    assert!(!advertised, "{:?}", info.capabilities);
+    client.cancel().await.expect("client shuts down");
+    let server = McpServer::builder("t")
+        .keys(KeyRing::generate_process_local().unwrap())
+        .tool(task_tool())
+        .build()
+        .unwrap();
+    let info = mrtr::rmcp::ServerHandler::get_info(&server);
+    assert!(
+        info.capabilities
+            .extensions
+            .is_some_and(|e| e.contains_key(mrtr::rmcp::model::TASKS_EXTENSION_ID))
+    );
+}
+
+fn task_tool() -> impl Machine<Output = mrtr::rmcp::model::CallToolResult> {
+    struct AsTask<M>(M, MachineDescriptor);
+    impl<M: Machine<Output = mrtr::rmcp::model::CallToolResult>> Machine for AsTask<M> {
+        type Output = mrtr::rmcp::model::CallToolResult;
+        fn descriptor(&self) -> &MachineDescriptor {
+            &self.1
+        }
+        fn step<'a>(&'a self, run: Run<'a>) -> StepFuture<'a, Self::Output> {
+            self.0.step(run)
+        }
+    }
+    let descriptor = toppings
+        .descriptor()
+        .clone()
+        .with_task(mrtr::machine::TaskSupport::optional());
+    AsTask(toppings, descriptor)
+}
+
 /// A client that answers a request with an error ends the call with `-32603` naming the
 /// request's method and key, and what the client said.
 #[tokio::test]

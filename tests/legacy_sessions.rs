@@ -731,3 +731,111 @@ async fn abandoned_sessions_give_their_memory_back() {
         );
     }
 }
+
+// ------------------------------------------------------------------ cancel stays cancelled
+
+/// SSE events read so far: `(id, JSON message)` per event that carries data.
+fn sse_events(text: &str) -> Vec<(Option<String>, Value)> {
+    text.split("\n\n")
+        .filter_map(|event| {
+            let id = event
+                .lines()
+                .find_map(|line| line.strip_prefix("id:"))
+                .map(|id| id.trim().to_owned());
+            let data: String = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim)
+                .collect();
+            serde_json::from_str(&data)
+                .ok()
+                .map(|message| (id, message))
+        })
+        .collect()
+}
+
+/// Reads `response` until an event satisfies `done`; returns every event read.
+async fn read_until(
+    response: &mut reqwest::Response,
+    done: impl Fn(&Value) -> bool,
+) -> Vec<(Option<String>, Value)> {
+    let mut seen = String::new();
+    guarded("an event on the stream", async {
+        loop {
+            let events = sse_events(&seen);
+            if events.iter().any(|(_, message)| done(message)) {
+                return events;
+            }
+            match response.chunk().await {
+                Ok(Some(chunk)) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+                _ => panic!("the stream ended before the awaited event: {seen}"),
+            }
+        }
+    })
+    .await
+}
+
+/// A legacy call cancelled by its client stays cancelled when the client resumes its
+/// stream: the question the call had asked is not delivered again (rmcp 3.11 resumed
+/// from the last event seen *inclusive*; the server now resumes after it).
+#[tokio::test]
+async fn a_cancelled_calls_question_is_not_delivered_again_on_resume() {
+    let served = serve(|http| http).await;
+    let alice = Legacy::new(&served.url(), Some("alice-token"));
+    let session = alice.open().await.unwrap();
+    let call_id = 900_001;
+    let mut stream = guarded(
+        "tools/call",
+        alice
+            .post(
+                Some(&session),
+                json!({"jsonrpc": "2.0", "id": call_id, "method": "tools/call",
+                       "params": {"name": "tally", "arguments": {"label": "x"}}}),
+            )
+            .send(),
+    )
+    .await
+    .expect("the server answers");
+    let events = read_until(&mut stream, |m| m["method"] == "elicitation/create").await;
+    let (event_id, _question) = events
+        .iter()
+        .find(|(_, m)| m["method"] == "elicitation/create")
+        .cloned()
+        .unwrap();
+    let event_id = event_id.expect("the question's event has an id");
+    drop(stream);
+
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": call_id, "reason": "the user pressed Ctrl-C"}});
+    let (status, _) = answer(alice.post(Some(&session), cancel)).await;
+    assert_eq!(status, 202);
+
+    let mut resumed = guarded(
+        "the resumed stream",
+        alice
+            .with_session(reqwest::Method::GET, &session)
+            .header("Last-Event-ID", &event_id)
+            .send(),
+    )
+    .await
+    .expect("the server answers");
+    assert_eq!(resumed.status().as_u16(), 200);
+    // The call has ended, so the resumed stream replays what came after the question and
+    // ends; the question must not be among it.
+    let mut replayed = String::new();
+    guarded("the resumed stream to end", async {
+        while let Ok(Some(chunk)) = resumed.chunk().await {
+            replayed.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    let again: Vec<_> = sse_events(&replayed)
+        .into_iter()
+        .filter(|(_, m)| m["method"] == "elicitation/create")
+        .collect();
+    assert!(
+        again.is_empty(),
+        "the cancelled call's question came back: {again:?}"
+    );
+    assert_eq!(served.runs.snapshot(), [1, 0, 0]);
+}

@@ -299,7 +299,8 @@ impl McpServerBuilder {
     }
 
     /// How long a legacy session's client may take to answer one server→client request
-    /// (default [`DEFAULT_LEGACY_REQUEST_TIMEOUT`], 600 s). Past it the request is
+    /// (default [`DEFAULT_LEGACY_REQUEST_TIMEOUT`], 240 s, under the HTTP session idle
+    /// timeout). Past it the request is
     /// cancelled on the client and the call ends with a JSON-RPC error naming the request.
     ///
     /// ```

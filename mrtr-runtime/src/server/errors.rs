@@ -64,16 +64,39 @@ fn kind_names(kinds: &[InputKind]) -> String {
 /// revisions before 2026-07-28 have no code of their own for this (`-32021` is new there),
 /// so it is the generic "this request cannot be served as sent", with the same
 /// `requiredCapabilities` data.
-pub(crate) fn legacy_missing_capabilities(kinds: &[InputKind]) -> ErrorData {
+pub(crate) fn legacy_missing_capabilities(kinds: &[InputKind], asked_before: u32) -> ErrorData {
     let required = serde_json::to_value(required_capabilities(kinds)).unwrap_or(Value::Null);
+    let when = if asked_before == 0 {
+        "nothing was sent to the client".to_string()
+    } else {
+        format!(
+            "the call ended after {asked_before} answered round(s); this round's requests were not sent"
+        )
+    };
     ErrorData::new(
         rmcp::model::ErrorCode::INVALID_REQUEST,
         format!(
-            "this call needs input the client did not declare at initialize: {} \
-             (nothing was sent to the client)",
+            "this call needs input the client did not declare at initialize: {} ({when})",
             kind_names(kinds)
         ),
         Some(serde_json::json!({ "requiredCapabilities": required })),
+    )
+}
+
+/// Legacy session: `-32600` for a multi-select question in a revision whose elicitation
+/// schemas have no arrays (before 2025-11-25).
+pub(crate) fn legacy_multi_select_not_in_revision(
+    version: &rmcp::model::ProtocolVersion,
+) -> ErrorData {
+    let since = rmcp::model::ProtocolVersion::V_2025_11_25;
+    ErrorData::new(
+        rmcp::model::ErrorCode::INVALID_REQUEST,
+        format!(
+            "this call asks a multi-select question, which protocol {version} does not have (it \
+             arrived in {since}); connect with a newer protocol version (nothing of this round \
+             was sent to the client)"
+        ),
+        Some(serde_json::json!({ "protocolVersion": version, "requires": since })),
     )
 }
 

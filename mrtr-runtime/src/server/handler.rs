@@ -413,6 +413,27 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         self.inner.fallback.unsubscribe(request, context).await
     }
 
+    /// A session's `initialize`: negotiated as rmcp does, without the tasks extension for
+    /// revisions before 2026-07-28 (their clients never get tasks: a task is created only for
+    /// a stateless request that declares the extension).
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        if result.protocol_version.as_str() < rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+            && let Some(extensions) = result.capabilities.extensions.as_mut()
+        {
+            extensions.remove(rmcp::model::TASKS_EXTENSION_ID);
+            if extensions.is_empty() {
+                result.capabilities.extensions = None;
+            }
+        }
+        Ok(result)
+    }
+
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
         self.inner.fallback.on_initialized(context).await
     }

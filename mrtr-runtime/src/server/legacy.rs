@@ -27,12 +27,14 @@ use crate::machine::{Answers, AppStates, Machine, Resume};
 
 /// How long a legacy client may take to answer one server→client request, unless
 /// [`McpServerBuilder::legacy_request_timeout`](super::McpServerBuilder::legacy_request_timeout)
-/// says otherwise: the same as an MRTR round's default `requestState` lifetime.
+/// says otherwise: 4 minutes, time for a person to read and fill in a form, and shorter than
+/// the HTTP session idle timeout (5 minutes), so a question left unanswered ends its call
+/// with an error naming the request before the idle session is closed under it.
 ///
 /// ```
-/// assert_eq!(mrtr_runtime::server::DEFAULT_LEGACY_REQUEST_TIMEOUT.as_secs(), 600);
+/// assert_eq!(mrtr_runtime::server::DEFAULT_LEGACY_REQUEST_TIMEOUT.as_secs(), 240);
 /// ```
-pub const DEFAULT_LEGACY_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+pub const DEFAULT_LEGACY_REQUEST_TIMEOUT: Duration = Duration::from_secs(240);
 
 /// Where a legacy call's requests go, and the limits that apply.
 pub(crate) struct Session<'a> {

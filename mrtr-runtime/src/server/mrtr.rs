@@ -267,6 +267,18 @@ impl Mrtr {
         responses: &mut InputResponses,
     ) -> Result<Option<Resumed>, ErrorData> {
         let descriptor = pass.descriptor;
+        // This server never seals a round past its cap: such a state was sealed under a
+        // higher cap (another configuration) or with a leaked key. Refused like any bad state.
+        if envelope.round > self.max_rounds {
+            pass.reject("round_beyond_cap");
+            tracing::Span::current().record("outcome", "rejected");
+            tracing::warn!(
+                round = envelope.round,
+                cap = self.max_rounds,
+                "requestState rejected: sealed past this server's round cap"
+            );
+            return Err(errors::rejected_state());
+        }
         // Authentic but from another version of the tool: its code changed (another
         // fingerprint), or a form it asked is not one this build has (its schema changed).
         let stale = match envelope.check_fingerprint(descriptor.fingerprint) {

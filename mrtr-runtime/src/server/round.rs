@@ -181,8 +181,11 @@ impl<O> RoundOutcome<O> {
 pub(crate) enum RoundError {
     /// The arguments do not match the machine's schema.
     InvalidArguments(BoxError),
-    /// The round asks for input kinds the caller did not declare.
-    Undeclared(Vec<InputKind>),
+    /// The round asks for input kinds the caller did not declare; `round` rounds were
+    /// already asked (and answered) before it.
+    Undeclared { kinds: Vec<InputKind>, round: u32 },
+    /// The round asks a multi-select question of a session whose revision has none.
+    MultiSelectNotInRevision { version: ProtocolVersion },
     /// The round asks for an input kind the caller's protocol revision does not have.
     NotInRevision {
         kind: InputKind,
@@ -211,7 +214,9 @@ impl RoundError {
     pub(crate) fn label(&self) -> &'static str {
         match self {
             RoundError::InvalidArguments(_) => "invalid arguments",
-            RoundError::Undeclared(_) | RoundError::NotInRevision { .. } => "missing capability",
+            RoundError::Undeclared { .. }
+            | RoundError::NotInRevision { .. }
+            | RoundError::MultiSelectNotInRevision { .. } => "missing capability",
             RoundError::RoundCap { .. } => "round cap",
             RoundError::StateTooLarge { .. } => "state too large",
             RoundError::Unstorable(_) => "unstorable state",
@@ -230,10 +235,13 @@ impl RoundError {
     pub(crate) fn to_error(&self, target: &str, era: &Era) -> ErrorData {
         match self {
             RoundError::InvalidArguments(cause) => errors::invalid_arguments(&**cause),
-            RoundError::Undeclared(kinds) => match era {
+            RoundError::Undeclared { kinds, round } => match era {
                 Era::Stateless => errors::missing_capabilities(kinds),
-                Era::Session(_) => errors::legacy_missing_capabilities(kinds),
+                Era::Session(_) => errors::legacy_missing_capabilities(kinds, *round),
             },
+            RoundError::MultiSelectNotInRevision { version } => {
+                errors::legacy_multi_select_not_in_revision(version)
+            }
             RoundError::NotInRevision {
                 kind,
                 version,
@@ -408,7 +416,7 @@ fn checked<O>(ask: Ask, limits: RoundLimits, caller: &Caller) -> RoundOutcome<O>
             unusable: None,
         });
     }
-    if let Err(error) = gate(&ask.requests, caller) {
+    if let Err(error) = gate(&ask.requests, caller, ask.round - 1) {
         return RoundOutcome::Failed(error);
     }
     let size = payload::sealed_size(ask.round, &ask.recipes, &ask.state);
@@ -423,7 +431,11 @@ fn checked<O>(ask: Ask, limits: RoundLimits, caller: &Caller) -> RoundOutcome<O>
 
 /// Refuses a round that asks for something the caller's revision lacks or its request
 /// (or session) did not declare; nothing of the round is sent then.
-pub(crate) fn gate(requests: &[(String, InputRequest)], caller: &Caller) -> Result<(), RoundError> {
+pub(crate) fn gate(
+    requests: &[(String, InputRequest)],
+    caller: &Caller,
+    asked_before: u32,
+) -> Result<(), RoundError> {
     let mut kinds: Vec<InputKind> = requests.iter().map(|(_, r)| InputKind::of(r)).collect();
     kinds.sort();
     kinds.dedup();
@@ -440,12 +452,43 @@ pub(crate) fn gate(requests: &[(String, InputRequest)], caller: &Caller) -> Resu
             since,
         });
     }
+    if let Era::Session(version) = &caller.era
+        && version.as_str() < ProtocolVersion::V_2025_11_25.as_str()
+        && requests
+            .iter()
+            .any(|(_, request)| asks_multi_select(request))
+    {
+        return Err(RoundError::MultiSelectNotInRevision {
+            version: version.clone(),
+        });
+    }
     kinds.retain(|kind| !kind.is_declared_by(&caller.capabilities));
     if kinds.is_empty() {
         Ok(())
     } else {
-        Err(RoundError::Undeclared(kinds))
+        Err(RoundError::Undeclared {
+            kinds,
+            round: asked_before,
+        })
     }
+}
+
+/// Whether `request` is a form with an array (multi-select) field, which elicitation
+/// schemas have only since 2025-11-25.
+fn asks_multi_select(request: &InputRequest) -> bool {
+    let InputRequest::Elicitation(elicit) = request else {
+        return false;
+    };
+    let rmcp::model::ElicitRequestParams::FormElicitationParams {
+        requested_schema, ..
+    } = &elicit.params
+    else {
+        return false;
+    };
+    requested_schema.properties.values().any(|property| {
+        serde_json::to_value(property)
+            .is_ok_and(|schema| schema.get("type").and_then(|t| t.as_str()) == Some("array"))
+    })
 }
 
 /// The first protocol revision that has `kind`, if it is newer than 2024-11-05.
@@ -504,25 +547,80 @@ mod tests {
     fn undeclared_kinds_are_refused_before_sending() {
         let requests = vec![("ask_0".to_string(), input::confirm("Sure?").into_request())];
         let session = Era::Session(ProtocolVersion::V_2025_11_25);
-        let error = gate(&requests, &caller(json!({}), session.clone())).unwrap_err();
+        let error = gate(&requests, &caller(json!({}), session.clone()), 0).unwrap_err();
         let error = error.to_error("t", &session);
         assert_eq!(error.code, ErrorCode::INVALID_REQUEST, "{error:?}");
         assert!(error.message.contains("elicitation"), "{}", error.message);
-        let stateless = gate(&requests, &caller(json!({}), Era::Stateless)).unwrap_err();
+        let stateless = gate(&requests, &caller(json!({}), Era::Stateless), 0).unwrap_err();
         assert_eq!(stateless.to_error("t", &Era::Stateless).code.0, -32021);
-        assert!(gate(&requests, &caller(json!({"elicitation": {}}), session)).is_ok());
+        assert!(gate(&requests, &caller(json!({"elicitation": {}}), session), 0).is_ok());
     }
 
     #[test]
     fn revisions_without_elicitation_say_so() {
         let requests = vec![("ask_0".to_string(), input::confirm("Sure?").into_request())];
         let era = Era::Session(ProtocolVersion::V_2025_03_26);
-        let error = gate(&requests, &caller(json!({"elicitation": {}}), era.clone()))
-            .unwrap_err()
-            .to_error("t", &era);
+        let error = gate(
+            &requests,
+            &caller(json!({"elicitation": {}}), era.clone()),
+            0,
+        )
+        .unwrap_err()
+        .to_error("t", &era);
         assert!(error.message.contains("2025-03-26"), "{}", error.message);
         let roots = vec![("roots_0".to_string(), input::roots().into_request())];
         let old = Era::Session(ProtocolVersion::V_2024_11_05);
-        assert!(gate(&roots, &caller(json!({"roots": {}}), old)).is_ok());
+        assert!(gate(&roots, &caller(json!({"roots": {}}), old), 0).is_ok());
+    }
+
+    #[test]
+    fn multi_select_is_refused_before_2025_11_25_and_asked_since() {
+        let pick = vec![(
+            "ask_0".to_string(),
+            input::multi_choice("Which?", ["a", "b"]).into_request(),
+        )];
+        let declared = json!({"elicitation": {}});
+        let june = Era::Session(ProtocolVersion::V_2025_06_18);
+        let error = gate(&pick, &caller(declared.clone(), june.clone()), 0)
+            .unwrap_err()
+            .to_error("t", &june);
+        assert_eq!(error.code, ErrorCode::INVALID_REQUEST, "{error:?}");
+        assert!(error.message.contains("multi-select"), "{}", error.message);
+        assert!(error.message.contains("2025-06-18"), "{}", error.message);
+        let november = Era::Session(ProtocolVersion::V_2025_11_25);
+        assert!(gate(&pick, &caller(declared.clone(), november), 0).is_ok());
+        // A single choice is fine in 2025-06-18.
+        let one = vec![(
+            "ask_0".to_string(),
+            input::choice("Which?", ["a", "b"]).into_request(),
+        )];
+        assert!(gate(&one, &caller(declared, june), 0).is_ok());
+    }
+
+    #[test]
+    fn an_undeclared_kind_after_answered_rounds_says_so() {
+        let sample = vec![("s".to_string(), input::prompt("Sum up").into_request())];
+        let era = Era::Session(ProtocolVersion::V_2025_11_25);
+        let first = gate(&sample, &caller(json!({}), era.clone()), 0)
+            .unwrap_err()
+            .to_error("t", &era);
+        assert!(
+            first.message.contains("nothing was sent"),
+            "{}",
+            first.message
+        );
+        let later = gate(&sample, &caller(json!({}), era.clone()), 2)
+            .unwrap_err()
+            .to_error("t", &era);
+        assert!(
+            !later.message.contains("nothing was sent"),
+            "{}",
+            later.message
+        );
+        assert!(
+            later.message.contains("after 2 answered round(s)"),
+            "{}",
+            later.message
+        );
     }
 }

@@ -393,7 +393,7 @@ impl Harness {
     ///
     /// ```
     /// # #![allow(deprecated)]
-    /// let h = mrtr_runtime::testing::Harness::new().app_state(7u8);
+    /// let h = mrtr_runtime::testing::Harness::new().state(7u8);
     /// ```
     #[must_use]
     #[deprecated(since = "0.1.0", note = "renamed to `app_state`")]
@@ -710,7 +710,7 @@ impl Harness {
 /// `mrtr.round` span: `unauthentic`, `expired`, `unknown_key`, `wrong_prefix`,
 /// `malformed`, `too_large`, `issued_in_future`, `fingerprint_mismatch`, `unknown_form`,
 /// `undecodable_envelope`, `unsupported_version`, `undecodable_pending_request`,
-/// `undecodable_state`, `pending_requests_do_not_match_state`).
+/// `undecodable_state`, `pending_requests_do_not_match_state`, `round_beyond_cap`).
 ///
 /// ```
 /// use mrtr_runtime::testing::Refused;

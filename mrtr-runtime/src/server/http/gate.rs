@@ -116,62 +116,12 @@ const EMPTY_ELICITATION_ID: &[u8] = br#""elicitationId":"""#;
 
 /// The axum middleware.
 pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
-    let limits = gate.limits;
-    if request
-        .headers()
-        .get_all(header::AUTHORIZATION)
-        .iter()
-        .nth(1)
-        .is_some()
-    {
-        // Which one would decide the principal is ambiguous: refuse, do not pick.
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            None,
-            ErrorCode::INVALID_REQUEST,
-            "more than one Authorization header; send exactly one".into(),
-        );
-    }
-    let mut session_ids = request.headers().get_all(SESSION_HEADER).iter();
-    let session = session_ids
-        .next()
-        .map(|value| value.to_str().unwrap_or_default().to_owned());
-    if session_ids.next().is_some() {
-        // Which session is meant is ambiguous: refuse, do not pick.
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            None,
-            ErrorCode::INVALID_REQUEST,
-            "more than one Mcp-Session-Id header; send exactly one".into(),
-        );
-    }
+    let session = match single_headers(&request) {
+        Ok(session) => session,
+        Err(refusal) => return refusal,
+    };
     if request.method() != Method::POST {
-        let mut stream = None;
-        if let (Some(legacy), Some(session)) = (&gate.legacy, &session) {
-            let (parts, body) = request.into_parts();
-            let owner = legacy.owner(&parts);
-            if legacy.sessions.owner_of(session) != Some(owner.clone()) {
-                return jsonrpc_errors(session_not_found(), None).await;
-            }
-            if parts.method == Method::GET {
-                match legacy.streams.admit(session, owner) {
-                    Ok(permit) => stream = Some(permit),
-                    Err(refusal) => return refused(refusal, None),
-                }
-            }
-            let is_delete = parts.method == Method::DELETE;
-            let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
-            let response = next.run(Request::from_parts(parts, body)).await;
-            let response = ended_meanwhile(&legacy.sessions, session, response);
-            if is_delete && response.status() == StatusCode::ACCEPTED {
-                // python-sdk 1.x logs "Session termination failed: 202" for anything but
-                // 200 or 204; the TypeScript SDK accepts any 2xx.
-                return empty(StatusCode::NO_CONTENT);
-            }
-            return held(jsonrpc_errors(response, None).await, stream, slot);
-        }
-        // rmcp answers 405 for anything but POST; its body becomes JSON below.
-        return jsonrpc_errors(next.run(request).await, None).await;
+        return not_a_post(&gate, session, request, next).await;
     }
     if !is_json(request.headers()) {
         return error_response(
@@ -182,38 +132,9 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         );
     }
     let (parts, body) = request.into_parts();
-    let body = match tokio::time::timeout(limits.body_timeout, body.collect()).await {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(error)) if is_length_limit(&error) => {
-            return closing(error_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                None,
-                ErrorCode::INVALID_REQUEST,
-                format!(
-                    "the request body exceeds this server's {} bytes",
-                    limits.max_body_bytes
-                ),
-            ));
-        }
-        Ok(Err(_)) => {
-            return closing(error_response(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorCode::INVALID_REQUEST,
-                "the request body could not be read".into(),
-            ));
-        }
-        Err(_elapsed) => {
-            return closing(error_response(
-                StatusCode::REQUEST_TIMEOUT,
-                None,
-                ErrorCode::INVALID_REQUEST,
-                format!(
-                    "the request body did not arrive within {} ms",
-                    limits.body_timeout.as_millis()
-                ),
-            ));
-        }
+    let body = match read_body(gate.limits, body).await {
+        Ok(body) => body,
+        Err(refusal) => return refusal,
     };
     let (id, method) = match check_envelope(&body) {
         Ok(checked) => checked,
@@ -223,44 +144,153 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         let response = next.run(Request::from_parts(parts, Body::from(body))).await;
         return jsonrpc_errors(response, id).await;
     };
+    let request = Request::from_parts(parts, Body::from(body));
     match &session {
-        Some(session) => {
-            let owner = legacy.owner(&parts);
-            if legacy.sessions.owner_of(session) != Some(owner.clone()) {
-                return jsonrpc_errors(session_not_found(), id).await;
-            }
-            let stream = if method
-                .as_deref()
-                .is_some_and(|method| PENDING_METHODS.contains(&method))
-            {
-                match legacy.streams.admit(session, owner) {
-                    Ok(permit) => Some(permit),
-                    Err(refusal) => return refused(refusal, id),
-                }
-            } else {
-                None
-            };
-            let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
-            let response = next.run(Request::from_parts(parts, Body::from(body))).await;
-            let response = ended_meanwhile(&legacy.sessions, session, response);
-            held(jsonrpc_errors(response, id).await, stream, slot)
-        }
+        Some(session) => on_session(legacy, session, request, next, id, method).await,
         None if method.as_deref() == Some("initialize") => {
-            let owner = legacy.owner(&parts);
-            let seat = match legacy.sessions.admit(owner) {
+            let (parts, body) = request.into_parts();
+            let seat = match legacy.sessions.admit(legacy.owner(&parts)) {
                 Ok(seat) => seat,
                 Err(refusal) => return refused(refusal, id),
             };
-            let response =
-                sessions::opening(seat, next.run(Request::from_parts(parts, Body::from(body))))
-                    .await;
+            let request = Request::from_parts(parts, body);
+            let response = sessions::opening(seat, next.run(request)).await;
             jsonrpc_errors(response, id).await
         }
-        None => {
-            let response = next.run(Request::from_parts(parts, Body::from(body))).await;
-            jsonrpc_errors(response, id).await
+        None => jsonrpc_errors(next.run(request).await, id).await,
+    }
+}
+
+/// The `Mcp-Session-Id` the request names; refused when it sends more than one of it or of
+/// `Authorization` (which one is meant would be ambiguous: refuse, do not pick).
+// The refusal is the response itself, returned at once: boxing it would only add an allocation.
+#[allow(clippy::result_large_err)]
+fn single_headers(request: &Request) -> Result<Option<String>, Response> {
+    let ambiguous = |what: &str| {
+        error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            format!("more than one {what} header; send exactly one"),
+        )
+    };
+    let headers = request.headers();
+    if headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        return Err(ambiguous("Authorization"));
+    }
+    let mut session_ids = headers.get_all(SESSION_HEADER).iter();
+    let session = session_ids
+        .next()
+        .map(|value| value.to_str().unwrap_or_default().to_owned());
+    if session_ids.next().is_some() {
+        return Err(ambiguous("Mcp-Session-Id"));
+    }
+    Ok(session)
+}
+
+/// GET (a session's stream) and DELETE (its end), and any other non-POST method.
+async fn not_a_post(
+    gate: &Gate,
+    session: Option<String>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (Some(legacy), Some(session)) = (&gate.legacy, &session) else {
+        // rmcp answers 405 for anything but POST; its body becomes JSON below.
+        return jsonrpc_errors(next.run(request).await, None).await;
+    };
+    let (parts, body) = request.into_parts();
+    let owner = legacy.owner(&parts);
+    if legacy.sessions.owner_of(session) != Some(owner.clone()) {
+        return jsonrpc_errors(session_not_found(), None).await;
+    }
+    let mut stream = None;
+    if parts.method == Method::GET {
+        match legacy.streams.admit(session, owner) {
+            Ok(permit) => stream = Some(permit),
+            Err(refusal) => return refused(refusal, None),
         }
     }
+    let is_delete = parts.method == Method::DELETE;
+    let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
+    let response = next.run(Request::from_parts(parts, body)).await;
+    let response = ended_meanwhile(&legacy.sessions, session, response);
+    if is_delete && response.status() == StatusCode::ACCEPTED {
+        // python-sdk 1.x logs "Session termination failed: 202" for anything but 200 or
+        // 204; the TypeScript SDK accepts any 2xx.
+        return empty(StatusCode::NO_CONTENT);
+    }
+    held(jsonrpc_errors(response, None).await, stream, slot)
+}
+
+/// The whole body, within the body deadline and size limit; a refusal otherwise (and the
+/// connection closes, since what is left of the body is unread).
+#[allow(clippy::result_large_err)] // as `single_headers`
+async fn read_body(limits: Limits, body: Body) -> Result<Bytes, Response> {
+    match tokio::time::timeout(limits.body_timeout, body.collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(error)) if is_length_limit(&error) => Err(closing(error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            format!(
+                "the request body exceeds this server's {} bytes",
+                limits.max_body_bytes
+            ),
+        ))),
+        Ok(Err(_)) => Err(closing(error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "the request body could not be read".into(),
+        ))),
+        Err(_elapsed) => Err(closing(error_response(
+            StatusCode::REQUEST_TIMEOUT,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            format!(
+                "the request body did not arrive within {} ms",
+                limits.body_timeout.as_millis()
+            ),
+        ))),
+    }
+}
+
+/// A POST on an existing session: only its owner gets through, and a call that may wait on
+/// the client (a pending legacy call) takes a place in the stream budget.
+async fn on_session(
+    legacy: &Legacy,
+    session: &str,
+    request: Request,
+    next: Next,
+    id: Option<RequestId>,
+    method: Option<String>,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let owner = legacy.owner(&parts);
+    if legacy.sessions.owner_of(session) != Some(owner.clone()) {
+        return jsonrpc_errors(session_not_found(), id).await;
+    }
+    let stream = if method
+        .as_deref()
+        .is_some_and(|method| PENDING_METHODS.contains(&method))
+    {
+        match legacy.streams.admit(session, owner) {
+            Ok(permit) => Some(permit),
+            Err(refusal) => return refused(refusal, id),
+        }
+    } else {
+        None
+    };
+    let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
+    let response = next.run(Request::from_parts(parts, body)).await;
+    let response = ended_meanwhile(&legacy.sessions, session, response);
+    held(jsonrpc_errors(response, id).await, stream, slot)
 }
 
 /// What rmcp answers for an unknown session (the gate then makes it JSON-RPC), so a

@@ -354,13 +354,35 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let event_id: EventId = last_event_id.parse().map_err(|_| SessionsError::EventId)?;
+        let event_id: EventId = after_seen(&last_event_id)
+            .parse()
+            .map_err(|_| SessionsError::EventId)?;
         let receiver = self
             .handle(id)?
             .resume(event_id)
             .await
             .map_err(|error| self.failed(id, error))?;
         Ok(ReceiverStream(receiver.inner))
+    }
+}
+
+/// The event id to resume from so that the stream starts *after* the event the client
+/// last saw, as SSE's `Last-Event-ID` means. rmcp 3.11's session worker replays from the
+/// given index inclusive, so a resumed stream delivered the last event again — for a
+/// cancelled legacy call, the question it had already asked. Event ids are
+/// `<index>` or `<index>/<request id>`; anything else is passed on as it is (and refused
+/// by rmcp's parser). Upstream fix: `CachedTx::sync` should skip the event at `index`.
+fn after_seen(last_event_id: &str) -> String {
+    let (index, rest) = match last_event_id.split_once('/') {
+        Some((index, rest)) => (index, Some(rest)),
+        None => (last_event_id, None),
+    };
+    let Some(next) = index.parse::<usize>().ok().and_then(|i| i.checked_add(1)) else {
+        return last_event_id.to_owned();
+    };
+    match rest {
+        Some(rest) => format!("{next}/{rest}"),
+        None => next.to_string(),
     }
 }
 
@@ -523,6 +545,14 @@ mod tests {
         );
         drop(a1);
         assert!(sessions.admit(Some("bob".into())).is_ok());
+    }
+
+    #[test]
+    fn a_stream_resumes_after_the_last_event_seen() {
+        assert_eq!(after_seen("0"), "1");
+        assert_eq!(after_seen("4/17"), "5/17");
+        assert_eq!(after_seen("x/17"), "x/17");
+        assert_eq!(after_seen(&usize::MAX.to_string()), usize::MAX.to_string());
     }
 
     #[test]
