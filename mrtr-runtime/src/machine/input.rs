@@ -17,7 +17,7 @@ use rmcp::model::{
     SamplingMessageContentBlock, StringSchema, Tool,
 };
 
-use super::recipe::{Recipe, Wording};
+use super::recipe::{RebuildError, Recipe, Wording};
 use super::{Elicited, InputKind, Roots, Sampled};
 use crate::form::Form;
 use crate::form::registry::RegisteredForm;
@@ -447,6 +447,86 @@ impl Input<Sampled> {
             params.tools = Some(tools);
         }
         self
+    }
+}
+
+/// Rebuilding a stored request calls the builder that made it, so the rebuilt request is
+/// the one that was sent: this lives beside the builders, and [`recipe`](super::recipe)
+/// holds only what is stored.
+impl Recipe {
+    /// For a builder whose form has one field ([`text`], [`confirm`],
+    /// [`choice`], [`multi_choice`]): that field and its property as the
+    /// builder makes them, without building the request; every string it refers to is
+    /// resolved, so it fails exactly where [`rebuild`](Self::rebuild) would. `None` for
+    /// every other recipe.
+    pub(crate) fn single_field(
+        &self,
+        literals: &[&'static str],
+    ) -> Option<Result<(&'static str, PrimitiveSchemaDefinition), RebuildError>> {
+        let options = |wordings: &[Wording]| {
+            wordings
+                .iter()
+                .map(|wording| wording.resolve(literals).map(str::to_owned))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Some(match self {
+            Recipe::Text(message) => message.resolve(literals).map(|_| text_field()),
+            Recipe::Confirm(message) => message.resolve(literals).map(|_| confirm_field()),
+            Recipe::Choice(message, wordings) => message
+                .resolve(literals)
+                .and_then(|_| options(wordings))
+                .map(choice_field),
+            Recipe::MultiChoice(message, wordings) => message
+                .resolve(literals)
+                .and_then(|_| options(wordings))
+                .map(multi_choice_field),
+            _ => return None,
+        })
+    }
+
+    /// The request this recipe stands for, in a machine whose body has the string
+    /// `literals`.
+    pub(crate) fn rebuild(&self, literals: &[&'static str]) -> Result<InputRequest, RebuildError> {
+        let resolved = |wording: &'_ Wording| wording.resolve(literals).map(str::to_owned);
+        let all =
+            |wordings: &[Wording]| wordings.iter().map(resolved).collect::<Result<Vec<_>, _>>();
+        Ok(match self {
+            Recipe::Json(json) => {
+                serde_json::from_str(json).map_err(|e| RebuildError::Invalid(e.to_string()))?
+            }
+            Recipe::Text(message) => self::text(resolved(message)?).into_request(),
+            Recipe::Confirm(message) => self::confirm(resolved(message)?).into_request(),
+            Recipe::Choice(message, options) => {
+                self::choice(resolved(message)?, all(options)?).into_request()
+            }
+            Recipe::MultiChoice(message, options) => {
+                self::multi_choice(resolved(message)?, all(options)?).into_request()
+            }
+            Recipe::Url(message, url) => {
+                self::url(resolved(message)?, resolved(url)?).into_request()
+            }
+            Recipe::Prompt {
+                text: prompt_text,
+                system,
+                max_tokens,
+            } => {
+                let mut prompt = self::prompt(resolved(prompt_text)?).max_tokens(*max_tokens);
+                if let Some(system) = system {
+                    prompt = prompt.system(resolved(system)?);
+                }
+                prompt.into_request()
+            }
+            Recipe::Roots => self::roots().into_request(),
+            Recipe::Unknown => {
+                return Err(RebuildError::Invalid(
+                    "a request without a recipe was stored".into(),
+                ));
+            }
+            Recipe::Form { key, message } => {
+                let form = crate::form::registry::lookup(*key).ok_or(RebuildError::UnknownForm)?;
+                registered_form(resolved(message)?, form)
+            }
+        })
     }
 }
 

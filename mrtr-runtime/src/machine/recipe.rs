@@ -8,10 +8,9 @@
 //! the options), and rebuilt by calling the same builder, so the rebuilt request is the
 //! one that was sent. Anything else is stored as its JSON text.
 
-use rmcp::model::{InputRequest, PrimitiveSchemaDefinition};
+use rmcp::model::InputRequest;
 use serde::{Deserialize, Serialize};
 
-use super::input;
 use crate::form::registry::RegisteredForm;
 
 /// The arguments of the builder that made a request (postcard-encoded in the state).
@@ -23,28 +22,28 @@ use crate::form::registry::RegisteredForm;
 pub(crate) enum Recipe {
     /// Not made by a builder below (or changed afterwards): the request's JSON text.
     Json(String),
-    /// [`input::text`].
+    /// [`input::text`](super::input::text).
     Text(Wording),
-    /// [`input::confirm`].
+    /// [`input::confirm`](super::input::confirm).
     Confirm(Wording),
-    /// [`input::choice`].
+    /// [`input::choice`](super::input::choice).
     Choice(Wording, Vec<Wording>),
-    /// [`input::multi_choice`].
+    /// [`input::multi_choice`](super::input::multi_choice).
     MultiChoice(Wording, Vec<Wording>),
-    /// [`input::url`].
+    /// [`input::url`](super::input::url).
     Url(Wording, Wording),
-    /// [`input::prompt`], optionally with [`system`](super::Input::system) and
+    /// [`input::prompt`](super::input::prompt), optionally with [`system`](super::Input::system) and
     /// [`max_tokens`](super::Input::max_tokens).
     Prompt {
         text: Wording,
         system: Option<Wording>,
         max_tokens: u32,
     },
-    /// [`input::roots`].
+    /// [`input::roots`](super::input::roots).
     Roots,
     /// Not yet known: the request is turned into [`Recipe::Json`] when it is stored.
     Unknown,
-    /// [`input::form`] of a `#[derive(Form)]` type: the schema's registry key (see
+    /// [`input::form`](super::input::form) of a `#[derive(Form)]` type: the schema's registry key (see
     /// `form/registry.rs`) and the message.
     Form { key: [u8; 8], message: Wording },
 }
@@ -77,7 +76,10 @@ impl Wording {
         }
     }
 
-    fn resolve<'a>(&'a self, literals: &'a [&'static str]) -> Result<&'a str, RebuildError> {
+    pub(super) fn resolve<'a>(
+        &'a self,
+        literals: &'a [&'static str],
+    ) -> Result<&'a str, RebuildError> {
         match self {
             Wording::Inline(text) => Ok(text),
             Wording::Literal(index) => usize::try_from(*index)
@@ -134,38 +136,8 @@ impl Recipe {
         }
     }
 
-    /// For a builder whose form has one field ([`input::text`], [`input::confirm`],
-    /// [`input::choice`], [`input::multi_choice`]): that field and its property as the
-    /// builder makes them, without building the request; every string it refers to is
-    /// resolved, so it fails exactly where [`rebuild`](Self::rebuild) would. `None` for
-    /// every other recipe.
-    pub(crate) fn single_field(
-        &self,
-        literals: &[&'static str],
-    ) -> Option<Result<(&'static str, PrimitiveSchemaDefinition), RebuildError>> {
-        let options = |wordings: &[Wording]| {
-            wordings
-                .iter()
-                .map(|wording| wording.resolve(literals).map(str::to_owned))
-                .collect::<Result<Vec<_>, _>>()
-        };
-        Some(match self {
-            Recipe::Text(message) => message.resolve(literals).map(|_| input::text_field()),
-            Recipe::Confirm(message) => message.resolve(literals).map(|_| input::confirm_field()),
-            Recipe::Choice(message, wordings) => message
-                .resolve(literals)
-                .and_then(|_| options(wordings))
-                .map(input::choice_field),
-            Recipe::MultiChoice(message, wordings) => message
-                .resolve(literals)
-                .and_then(|_| options(wordings))
-                .map(input::multi_choice_field),
-            _ => return None,
-        })
-    }
-
-    /// For [`input::form`] of a registered `#[derive(Form)]` type: that form, found and its
-    /// message resolved in the order [`rebuild`](Self::rebuild) does, so it fails where a
+    /// For [`input::form`](super::input::form) of a registered `#[derive(Form)]` type: that form, found and its
+    /// message resolved in the order `rebuild` does, so it fails where a
     /// rebuild would. `None` for every other recipe.
     pub(crate) fn registered_form(
         &self,
@@ -180,52 +152,11 @@ impl Recipe {
                 .and_then(|form| message.resolve(literals).map(|_| form)),
         )
     }
-
-    /// The request this recipe stands for, in a machine whose body has the string
-    /// `literals`.
-    pub(crate) fn rebuild(&self, literals: &[&'static str]) -> Result<InputRequest, RebuildError> {
-        let text = |wording: &'_ Wording| wording.resolve(literals).map(str::to_owned);
-        let all = |wordings: &[Wording]| wordings.iter().map(text).collect::<Result<Vec<_>, _>>();
-        Ok(match self {
-            Recipe::Json(json) => {
-                serde_json::from_str(json).map_err(|e| RebuildError::Invalid(e.to_string()))?
-            }
-            Recipe::Text(message) => input::text(text(message)?).into_request(),
-            Recipe::Confirm(message) => input::confirm(text(message)?).into_request(),
-            Recipe::Choice(message, options) => {
-                input::choice(text(message)?, all(options)?).into_request()
-            }
-            Recipe::MultiChoice(message, options) => {
-                input::multi_choice(text(message)?, all(options)?).into_request()
-            }
-            Recipe::Url(message, url) => input::url(text(message)?, text(url)?).into_request(),
-            Recipe::Prompt {
-                text: prompt_text,
-                system,
-                max_tokens,
-            } => {
-                let mut prompt = input::prompt(text(prompt_text)?).max_tokens(*max_tokens);
-                if let Some(system) = system {
-                    prompt = prompt.system(text(system)?);
-                }
-                prompt.into_request()
-            }
-            Recipe::Roots => input::roots().into_request(),
-            Recipe::Unknown => {
-                return Err(RebuildError::Invalid(
-                    "a request without a recipe was stored".into(),
-                ));
-            }
-            Recipe::Form { key, message } => {
-                let form = crate::form::registry::lookup(*key).ok_or(RebuildError::UnknownForm)?;
-                input::registered_form(text(message)?, form)
-            }
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::input;
     use super::*;
     use crate::form::registry::{FormEntry, RegisteredForm};
     use crate::machine::Input;
