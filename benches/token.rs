@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mrtr::token::internals::{Binding, BoundMethod, SealInput, StateSealer};
+use mrtr::token::internals::{Binding, Method, SealInput, StateSealer};
 use mrtr::token::{KeyId, KeyRing, ManualClock, SecretKey};
 
 /// One size of payload the server seals between rounds. The payload (the pending input
@@ -64,13 +64,7 @@ fn seal_input(case: &Case) -> SealInput {
 fn seal_and_open(c: &mut Criterion) {
     let sealer = sealer();
     let args = arguments();
-    let binding = Binding::new(
-        "bench",
-        BoundMethod::ToolsCall,
-        "plan_release",
-        Some(&args),
-        None,
-    );
+    let binding = Binding::new("bench", Method::CallTool, "plan_release", Some(&args), None);
     let mut group = c.benchmark_group("token");
     for case in cases() {
         let token = sealer
@@ -92,13 +86,7 @@ fn seal_and_open(c: &mut Criterion) {
 fn rejections(c: &mut Criterion) {
     let sealer = sealer();
     let args = arguments();
-    let binding = Binding::new(
-        "bench",
-        BoundMethod::ToolsCall,
-        "plan_release",
-        Some(&args),
-        None,
-    );
+    let binding = Binding::new("bench", Method::CallTool, "plan_release", Some(&args), None);
     let case = &cases()[1];
     let token = sealer.seal(&binding, seal_input(case)).expect("seals");
 
@@ -120,7 +108,7 @@ fn rejections(c: &mut Criterion) {
         .unwrap_or_default();
     let other_binding = Binding::new(
         "bench",
-        BoundMethod::ToolsCall,
+        Method::CallTool,
         "plan_release",
         Some(&other_args),
         None,

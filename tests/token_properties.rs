@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mrtr::token::internals::{Binding, BoundMethod, Envelope, SealInput, StateSealer};
+use mrtr::token::internals::{Binding, Envelope, Method, SealInput, StateSealer};
 use mrtr::token::{KeyId, KeyRing, ManualClock, Rejection, SecretKey};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -17,7 +17,7 @@ const NOW: u64 = 1_767_225_600;
 #[derive(Debug, Clone, PartialEq)]
 struct BindingFields {
     audience: String,
-    method: BoundMethod,
+    method: Method,
     target: String,
     arguments: Option<Map<String, Value>>,
     principal: Option<String>,
@@ -48,11 +48,11 @@ fn ring(kid: u16, byte: u8) -> KeyRing {
     KeyRing::new(KeyId(kid), SecretKey::from_bytes([byte; 32]))
 }
 
-fn method() -> impl Strategy<Value = BoundMethod> {
+fn method() -> impl Strategy<Value = Method> {
     prop_oneof![
-        Just(BoundMethod::ToolsCall),
-        Just(BoundMethod::PromptsGet),
-        Just(BoundMethod::ResourcesRead),
+        Just(Method::CallTool),
+        Just(Method::GetPrompt),
+        Just(Method::ReadResource),
     ]
 }
 
@@ -156,7 +156,7 @@ proptest! {
         bit in 0u8..8,
     ) {
         let fields = BindingFields {
-            audience: "srv".into(), method: BoundMethod::ToolsCall, target: "t".into(),
+            audience: "srv".into(), method: Method::CallTool, target: "t".into(),
             arguments: None, principal: None,
         };
         // Two keys, so a flipped key id can also land on a key the server holds.
@@ -185,7 +185,7 @@ proptest! {
         bit in 0u8..8,
     ) {
         let fields = BindingFields {
-            audience: "srv".into(), method: BoundMethod::PromptsGet, target: "p".into(),
+            audience: "srv".into(), method: Method::GetPrompt, target: "p".into(),
             arguments: None, principal: Some("alice".into()),
         };
         let sealer = sealer(ring(1, 1));
@@ -209,7 +209,7 @@ proptest! {
         position in any::<prop::sample::Index>(),
     ) {
         let fields = BindingFields {
-            audience: "srv".into(), method: BoundMethod::ToolsCall, target: "t".into(),
+            audience: "srv".into(), method: Method::CallTool, target: "t".into(),
             arguments: None, principal: None,
         };
         let sealer = sealer(ring(1, 1));
@@ -229,7 +229,7 @@ proptest! {
         suffix in prop_oneof![Just("-TAMPERED".to_owned()), "[A-Za-z0-9_-]{1,8}", "\\PC{1,8}"],
     ) {
         let fields = BindingFields {
-            audience: "srv".into(), method: BoundMethod::ToolsCall, target: "t".into(),
+            audience: "srv".into(), method: Method::CallTool, target: "t".into(),
             arguments: None, principal: None,
         };
         let sealer = sealer(ring(1, 1));
@@ -275,7 +275,7 @@ proptest! {
     ) {
         prop_assume!(old_kid != new_kid);
         let fields = BindingFields {
-            audience: "srv".into(), method: BoundMethod::ToolsCall, target: "t".into(),
+            audience: "srv".into(), method: Method::CallTool, target: "t".into(),
             arguments: None, principal: None,
         };
         let before = sealer(ring(old_kid, 1));
@@ -309,7 +309,7 @@ proptest! {
         ],
     ) {
         let sealer = sealer(ring(1, 1));
-        let binding = Binding::new("srv", BoundMethod::ToolsCall, "t", None, None);
+        let binding = Binding::new("srv", Method::CallTool, "t", None, None);
         let result = sealer.open(&text, &binding);
         prop_assert!(rejected_before_decoding(result.clone()), "{:?}", result);
     }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mrtr::token::internals::{
-    Binding, BoundMethod, Envelope, FORMAT_VERSION, SealInput, StateSealer, canonical_json,
+    Binding, Envelope, FORMAT_VERSION, Method, SealInput, StateSealer, canonical_json,
 };
 use mrtr::token::{KeyRing, ManualClock};
 use serde::{Deserialize, Serialize};
@@ -52,7 +52,7 @@ struct BindingSpec {
 
 impl BindingSpec {
     fn binding(&self) -> Binding<'_> {
-        let method: BoundMethod = self.method.parse().expect("method in vector file");
+        let method: Method = self.method.parse().expect("method in vector file");
         Binding::new(
             &self.audience,
             method,

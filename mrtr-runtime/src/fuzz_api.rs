@@ -117,7 +117,7 @@ impl BindingSpec {
     fn binding(&self) -> Binding<'_> {
         Binding::new(
             &self.audience,
-            self.method.into(),
+            self.method,
             &self.target,
             Some(&self.arguments),
             self.principal.as_deref(),

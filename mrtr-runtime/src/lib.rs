@@ -37,6 +37,7 @@ pub mod form;
 #[doc(hidden)]
 pub mod fuzz_api;
 pub mod machine;
+mod method;
 pub mod server;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]

@@ -135,61 +135,7 @@ pub trait Machine: Send + Sync + 'static {
     }
 }
 
-/// Which MCP method a machine answers; only these three may return `input_required`.
-///
-/// ```
-/// assert_eq!(mrtr_runtime::machine::Method::CallTool.as_str(), "tools/call");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// `tools/call`
-    CallTool,
-    /// `prompts/get`
-    GetPrompt,
-    /// `resources/read`
-    ReadResource,
-}
-
-impl std::fmt::Display for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Method {
-    type Err = crate::token::UnknownMethod;
-
-    /// Parses a JSON-RPC method name; only the three that may return `input_required`.
-    ///
-    /// ```
-    /// use mrtr_runtime::machine::Method;
-    /// assert_eq!("prompts/get".parse::<Method>(), Ok(Method::GetPrompt));
-    /// assert!("tools/list".parse::<Method>().is_err());
-    /// ```
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "tools/call" => Ok(Method::CallTool),
-            "prompts/get" => Ok(Method::GetPrompt),
-            "resources/read" => Ok(Method::ReadResource),
-            _ => Err(crate::token::UnknownMethod),
-        }
-    }
-}
-
-impl Method {
-    /// The JSON-RPC method name.
-    ///
-    /// ```
-    /// assert_eq!(mrtr_runtime::machine::Method::ReadResource.as_str(), "resources/read");
-    /// ```
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::CallTool => "tools/call",
-            Method::GetPrompt => "prompts/get",
-            Method::ReadResource => "resources/read",
-        }
-    }
-}
+pub use crate::method::Method;
 
 /// How a machine appears in `tools/list`, `prompts/list` or `resources/list`.
 ///
@@ -874,13 +820,3 @@ impl From<std::convert::Infallible> for StepError {
 /// Keeps a machine's description text around for listings (`Cow` so generated code can
 /// use `&'static str`).
 pub type Text = Cow<'static, str>;
-
-impl From<Method> for crate::token::BoundMethod {
-    fn from(method: Method) -> Self {
-        match method {
-            Method::CallTool => crate::token::BoundMethod::ToolsCall,
-            Method::GetPrompt => crate::token::BoundMethod::PromptsGet,
-            Method::ReadResource => crate::token::BoundMethod::ResourcesRead,
-        }
-    }
-}

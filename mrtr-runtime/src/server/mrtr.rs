@@ -150,7 +150,7 @@ impl Pass<'_> {
     fn binding(&self) -> Binding<'_> {
         Binding::new(
             self.audience,
-            self.descriptor.method().into(),
+            self.descriptor.method(),
             self.descriptor.name(),
             Some(self.arguments),
             self.caller.principal.as_deref(),

@@ -148,13 +148,8 @@ mod tests {
             .collect();
         let keys = crate::token::KeyRing::generate_process_local().unwrap();
         let sealer = crate::token::StateSealer::new(keys);
-        let binding = crate::token::Binding::new(
-            "aud",
-            crate::token::BoundMethod::ToolsCall,
-            "t",
-            None,
-            None,
-        );
+        let binding =
+            crate::token::Binding::new("aud", crate::machine::Method::CallTool, "t", None, None);
         for round in [1, 127, 128, 70_000] {
             let payload = encode_payload(&recipes, &state).unwrap();
             let token = sealer

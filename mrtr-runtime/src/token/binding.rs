@@ -4,8 +4,6 @@
 //! token. It goes into the AEAD associated data instead: a token presented for another
 //! server, method, tool, argument set or principal fails authentication.
 
-use std::fmt;
-use std::str::FromStr;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
@@ -13,59 +11,23 @@ use sha2::{Digest, Sha256};
 
 use super::TOKEN_PREFIX;
 use super::keyring::KeyId;
+use crate::method::Method;
+pub use crate::method::UnknownMethod;
 
-/// The MCP request a token continues.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BoundMethod {
-    /// `tools/call`; the target is the tool name.
-    ToolsCall,
-    /// `prompts/get`; the target is the prompt name.
-    PromptsGet,
-    /// `resources/read`; the target is the resource URI.
-    ResourcesRead,
-}
-
-impl BoundMethod {
-    /// The JSON-RPC method name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ToolsCall => "tools/call",
-            Self::PromptsGet => "prompts/get",
-            Self::ResourcesRead => "resources/read",
-        }
-    }
-}
-
-impl fmt::Display for BoundMethod {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The method name is not one that can answer `input_required`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("method must be one of tools/call, prompts/get, resources/read")]
-pub struct UnknownMethod;
-
-impl FromStr for BoundMethod {
-    type Err = UnknownMethod;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "tools/call" => Ok(Self::ToolsCall),
-            "prompts/get" => Ok(Self::PromptsGet),
-            "resources/read" => Ok(Self::ResourcesRead),
-            _ => Err(UnknownMethod),
-        }
-    }
-}
+/// The MCP request a token continues (the former name of
+/// [`machine::Method`](crate::machine::Method)).
+#[deprecated(
+    since = "0.1.0",
+    note = "one type for both: `mrtr_runtime::machine::Method`"
+)]
+pub type BoundMethod = Method;
 
 /// Everything a token is bound to. Built by the server from the incoming request, once when
 /// sealing and again when opening; the two must be equal for the token to open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding<'a> {
     audience: &'a str,
-    method: BoundMethod,
+    method: Method,
     target: &'a str,
     arguments_digest: [u8; 32],
     principal: Option<&'a str>,
@@ -78,7 +40,7 @@ impl<'a> Binding<'a> {
     /// authentication; `Some("")` is a different principal).
     pub fn new(
         audience: &'a str,
-        method: BoundMethod,
+        method: Method,
         target: &'a str,
         arguments: Option<&Map<String, Value>>,
         principal: Option<&'a str>,
@@ -206,14 +168,14 @@ mod tests {
     #[test]
     fn methods_display_and_parse_as_their_json_rpc_names() {
         for (method, name) in [
-            (BoundMethod::ToolsCall, "tools/call"),
-            (BoundMethod::PromptsGet, "prompts/get"),
-            (BoundMethod::ResourcesRead, "resources/read"),
+            (Method::CallTool, "tools/call"),
+            (Method::GetPrompt, "prompts/get"),
+            (Method::ReadResource, "resources/read"),
         ] {
             assert_eq!(method.to_string(), name);
-            assert_eq!(name.parse::<BoundMethod>(), Ok(method));
+            assert_eq!(name.parse::<Method>(), Ok(method));
         }
-        assert_eq!("tools/list".parse::<BoundMethod>(), Err(UnknownMethod));
+        assert_eq!("tools/list".parse::<Method>(), Err(UnknownMethod));
     }
 
     #[test]
@@ -266,7 +228,7 @@ mod tests {
 
     #[test]
     fn associated_data_layout_is_as_documented() {
-        let binding = Binding::new("au", BoundMethod::ToolsCall, "t", None, Some("p"));
+        let binding = Binding::new("au", Method::CallTool, "t", None, Some("p"));
         let aad = binding.associated_data(KeyId(0x0102));
         let mut expected = Vec::new();
         expected.extend_from_slice(&6u64.to_be_bytes());
@@ -289,59 +251,29 @@ mod tests {
     fn every_bound_field_changes_the_associated_data() {
         let args = object(json!({"n": 1}));
         let other_args = object(json!({"n": 2}));
-        let base = Binding::new(
-            "srv",
-            BoundMethod::ToolsCall,
-            "tool",
-            Some(&args),
-            Some("alice"),
-        );
+        let base = Binding::new("srv", Method::CallTool, "tool", Some(&args), Some("alice"));
         let variants = [
+            Binding::new("srv2", Method::CallTool, "tool", Some(&args), Some("alice")),
+            Binding::new("srv", Method::GetPrompt, "tool", Some(&args), Some("alice")),
             Binding::new(
-                "srv2",
-                BoundMethod::ToolsCall,
+                "srv",
+                Method::ReadResource,
                 "tool",
                 Some(&args),
                 Some("alice"),
             ),
+            Binding::new("srv", Method::CallTool, "tool2", Some(&args), Some("alice")),
             Binding::new(
                 "srv",
-                BoundMethod::PromptsGet,
-                "tool",
-                Some(&args),
-                Some("alice"),
-            ),
-            Binding::new(
-                "srv",
-                BoundMethod::ResourcesRead,
-                "tool",
-                Some(&args),
-                Some("alice"),
-            ),
-            Binding::new(
-                "srv",
-                BoundMethod::ToolsCall,
-                "tool2",
-                Some(&args),
-                Some("alice"),
-            ),
-            Binding::new(
-                "srv",
-                BoundMethod::ToolsCall,
+                Method::CallTool,
                 "tool",
                 Some(&other_args),
                 Some("alice"),
             ),
-            Binding::new("srv", BoundMethod::ToolsCall, "tool", None, Some("alice")),
-            Binding::new(
-                "srv",
-                BoundMethod::ToolsCall,
-                "tool",
-                Some(&args),
-                Some("bob"),
-            ),
-            Binding::new("srv", BoundMethod::ToolsCall, "tool", Some(&args), Some("")),
-            Binding::new("srv", BoundMethod::ToolsCall, "tool", Some(&args), None),
+            Binding::new("srv", Method::CallTool, "tool", None, Some("alice")),
+            Binding::new("srv", Method::CallTool, "tool", Some(&args), Some("bob")),
+            Binding::new("srv", Method::CallTool, "tool", Some(&args), Some("")),
+            Binding::new("srv", Method::CallTool, "tool", Some(&args), None),
         ];
         let base_aad = base.associated_data(KeyId(1));
         assert_ne!(
@@ -362,24 +294,20 @@ mod tests {
         // Moving characters between adjacent fields must change the associated data.
         let pairs = [(("ab", "c"), ("a", "bc")), (("", "abc"), ("abc", ""))];
         for ((audience_a, target_a), (audience_b, target_b)) in pairs {
-            let a = Binding::new(audience_a, BoundMethod::ToolsCall, target_a, None, None);
-            let b = Binding::new(audience_b, BoundMethod::ToolsCall, target_b, None, None);
+            let a = Binding::new(audience_a, Method::CallTool, target_a, None, None);
+            let b = Binding::new(audience_b, Method::CallTool, target_b, None, None);
             assert_ne!(a.associated_data(KeyId(0)), b.associated_data(KeyId(0)));
         }
-        let a = Binding::new("x", BoundMethod::ToolsCall, "t", None, Some("p"));
-        let b = Binding::new("x", BoundMethod::ToolsCall, "t", None, Some("pp"));
+        let a = Binding::new("x", Method::CallTool, "t", None, Some("p"));
+        let b = Binding::new("x", Method::CallTool, "t", None, Some("pp"));
         assert_ne!(a.associated_data(KeyId(0)), b.associated_data(KeyId(0)));
     }
 
     #[test]
     fn method_names_round_trip() {
-        for method in [
-            BoundMethod::ToolsCall,
-            BoundMethod::PromptsGet,
-            BoundMethod::ResourcesRead,
-        ] {
+        for method in [Method::CallTool, Method::GetPrompt, Method::ReadResource] {
             assert_eq!(method.as_str().parse(), Ok(method));
         }
-        assert_eq!("Tools/Call".parse::<BoundMethod>(), Err(UnknownMethod));
+        assert_eq!("Tools/Call".parse::<Method>(), Err(UnknownMethod));
     }
 }

@@ -55,7 +55,7 @@ mod sealer;
 use std::time::Duration;
 
 pub use binding::UnknownMethod;
-pub(crate) use binding::{Binding, BoundMethod, canonical_json};
+pub(crate) use binding::{Binding, canonical_json};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use envelope::{Envelope, FORMAT_VERSION};
 pub use keyring::{KEYS_ENV_VAR, KeyId, KeyRing, KeyRingError, SecretKey};
@@ -67,9 +67,12 @@ pub(crate) use sealer::{SealError, SealInput, StateSealer, sealed_len};
 #[cfg(feature = "token-internals")]
 #[doc(hidden)]
 pub mod internals {
-    pub use super::binding::{Binding, BoundMethod, canonical_json};
+    #[allow(deprecated)]
+    pub use super::binding::BoundMethod;
+    pub use super::binding::{Binding, canonical_json};
     pub use super::envelope::{Envelope, FORMAT_VERSION};
     pub use super::sealer::{NONCE_LEN, SealError, SealInput, StateSealer};
+    pub use crate::machine::Method;
 }
 
 /// Text every token starts with; it names the wire format and is bound into the AAD.

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::sealer::{HEADER_LEN, NONCE_LEN, TAG_LEN};
 use super::*;
+use crate::machine::Method;
 
 const NOW: u64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 
@@ -27,7 +28,7 @@ fn input() -> SealInput {
 }
 
 fn binding() -> Binding<'static> {
-    Binding::new("srv", BoundMethod::ToolsCall, "tool", None, Some("alice"))
+    Binding::new("srv", Method::CallTool, "tool", None, Some("alice"))
 }
 
 fn raw_of(token: &str) -> Vec<u8> {
@@ -272,7 +273,7 @@ fn every_bound_field_is_enforced() {
     let other_args = json!({"path": "/b", "force": false});
     let bound = Binding::new(
         "srv",
-        BoundMethod::ToolsCall,
+        Method::CallTool,
         "rm",
         args.as_object(),
         Some("alice"),
@@ -281,7 +282,7 @@ fn every_bound_field_is_enforced() {
 
     let reordered = Binding::new(
         "srv",
-        BoundMethod::ToolsCall,
+        Method::CallTool,
         "rm",
         same_args_reordered.as_object(),
         Some("alice"),
@@ -291,41 +292,35 @@ fn every_bound_field_is_enforced() {
     let others = [
         Binding::new(
             "srv2",
-            BoundMethod::ToolsCall,
+            Method::CallTool,
             "rm",
             args.as_object(),
             Some("alice"),
         ),
         Binding::new(
             "srv",
-            BoundMethod::PromptsGet,
+            Method::GetPrompt,
             "rm",
             args.as_object(),
             Some("alice"),
         ),
         Binding::new(
             "srv",
-            BoundMethod::ToolsCall,
+            Method::CallTool,
             "mv",
             args.as_object(),
             Some("alice"),
         ),
         Binding::new(
             "srv",
-            BoundMethod::ToolsCall,
+            Method::CallTool,
             "rm",
             other_args.as_object(),
             Some("alice"),
         ),
-        Binding::new("srv", BoundMethod::ToolsCall, "rm", None, Some("alice")),
-        Binding::new(
-            "srv",
-            BoundMethod::ToolsCall,
-            "rm",
-            args.as_object(),
-            Some("bob"),
-        ),
-        Binding::new("srv", BoundMethod::ToolsCall, "rm", args.as_object(), None),
+        Binding::new("srv", Method::CallTool, "rm", None, Some("alice")),
+        Binding::new("srv", Method::CallTool, "rm", args.as_object(), Some("bob")),
+        Binding::new("srv", Method::CallTool, "rm", args.as_object(), None),
     ];
     for other in &others {
         assert_eq!(
