@@ -21,9 +21,9 @@ pub use crate::machine::InputKind;
 pub use crate::machine::input as builders;
 pub use crate::machine::{
     Answers, Elicited, Input, IntoPromptResult, IntoResourceResult, IntoStateIter, IntoToolResult,
-    KeptLocal, Machine, MachineDescription, MachineDescriptor, Next, Outcome, RequestCx,
-    RequestSite, Roots, Run, Sampled, State, StateRequirement, Step, StepError, StepFuture,
-    Suspend, SuspensionPoint,
+    KeptLocal, Machine, MachineDescriptor, Next, Outcome, RequestCx, RequestSite, Roots, Run,
+    Sampled, State, StateRequirement, Step, StepError, StepFuture, Suspend, SuspensionMap,
+    SuspensionPoint,
 };
 pub use crate::machine::{DecodeError, decode_state};
 pub use crate::machine::{ReplayPolicy, TaskSupport};

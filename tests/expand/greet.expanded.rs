@@ -46,10 +46,8 @@ const _: () = {
                         .with_literals(&["Your name?", "{greeting}, {name}!"])
                 })
         }
-        fn describe(
-            &self,
-        ) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
-            static DESCRIPTION: ::mrtr::__private::MachineDescription = ::mrtr::__private::MachineDescription::new(
+        fn describe(&self) -> ::core::option::Option<&::mrtr::__private::SuspensionMap> {
+            static DESCRIPTION: ::mrtr::__private::SuspensionMap = ::mrtr::__private::SuspensionMap::new(
                 "greet",
                 &[::mrtr::__private::Next::Suspension(0usize)],
                 &[

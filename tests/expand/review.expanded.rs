@@ -50,10 +50,8 @@ const _: () = {
                         )
                 })
         }
-        fn describe(
-            &self,
-        ) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
-            static DESCRIPTION: ::mrtr::__private::MachineDescription = ::mrtr::__private::MachineDescription::new(
+        fn describe(&self) -> ::core::option::Option<&::mrtr::__private::SuspensionMap> {
+            static DESCRIPTION: ::mrtr::__private::SuspensionMap = ::mrtr::__private::SuspensionMap::new(
                 "review",
                 &[
                     ::mrtr::__private::Next::Suspension(0usize),

@@ -1,8 +1,8 @@
 //! What a machine asks and keeps, round by round, as the macro's own analysis found it:
 //! every suspension point with its keys, input kinds and the locals sealed into
 //! `requestState` there, and which points can follow which. Printed as text
-//! ([`MachineDescription`]'s `Display`) or as a Mermaid diagram
-//! ([`MachineDescription::mermaid`]), so an author can review what a tool stores without
+//! ([`SuspensionMap`]'s `Display`) or as a Mermaid diagram
+//! ([`SuspensionMap::mermaid`]), so an author can review what a tool stores without
 //! reading the expansion.
 
 use std::fmt::{self, Write as _};
@@ -17,7 +17,7 @@ use super::InputKind;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Next {
-    /// Suspends again at this point (an index into [`MachineDescription::suspensions`]).
+    /// Suspends again at this point (an index into [`SuspensionMap::suspensions`]).
     Suspension(usize),
     /// Finishes: a result, an early `return`, or an error through `?`.
     Done,
@@ -226,7 +226,7 @@ impl SuspensionPoint {
 /// use mrtr_runtime::machine::*;
 ///
 /// // What `#[mrtr::tool]` generates for a tool that asks a name, then maybe a nickname.
-/// static GREET: MachineDescription = MachineDescription::new(
+/// static GREET: SuspensionMap = SuspensionMap::new(
 ///     "greet",
 ///     &[Next::Suspension(0)],
 ///     &[
@@ -255,18 +255,18 @@ impl SuspensionPoint {
 /// assert!(GREET.mermaid().contains("S0 --> S1"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MachineDescription {
+pub struct SuspensionMap {
     name: &'static str,
     start: &'static [Next],
     suspensions: &'static [SuspensionPoint],
 }
 
-impl MachineDescription {
+impl SuspensionMap {
     /// The machine listed as `name`, whose first call can go to `start`.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::{MachineDescription, Next};
-    /// let plain = MachineDescription::new("plain", &[Next::Done], &[]);
+    /// # use mrtr_runtime::machine::{SuspensionMap, Next};
+    /// let plain = SuspensionMap::new("plain", &[Next::Done], &[]);
     /// assert_eq!(plain.to_string(), "plain: no suspension points\n  start → done\n");
     /// ```
     pub const fn new(
@@ -274,7 +274,7 @@ impl MachineDescription {
         start: &'static [Next],
         suspensions: &'static [SuspensionPoint],
     ) -> Self {
-        MachineDescription {
+        SuspensionMap {
             name,
             start,
             suspensions,
@@ -284,8 +284,8 @@ impl MachineDescription {
     /// The listed name (tool or prompt name, or the resource's name).
     ///
     /// ```
-    /// # use mrtr_runtime::machine::MachineDescription;
-    /// assert_eq!(MachineDescription::new("t", &[], &[]).name(), "t");
+    /// # use mrtr_runtime::machine::SuspensionMap;
+    /// assert_eq!(SuspensionMap::new("t", &[], &[]).name(), "t");
     /// ```
     pub fn name(&self) -> &'static str {
         self.name
@@ -294,8 +294,8 @@ impl MachineDescription {
     /// Where a first call (no `requestState`) can go.
     ///
     /// ```
-    /// # use mrtr_runtime::machine::{MachineDescription, Next};
-    /// assert_eq!(MachineDescription::new("t", &[Next::Done], &[]).start(), [Next::Done]);
+    /// # use mrtr_runtime::machine::{SuspensionMap, Next};
+    /// assert_eq!(SuspensionMap::new("t", &[Next::Done], &[]).start(), [Next::Done]);
     /// ```
     pub fn start(&self) -> &'static [Next] {
         self.start
@@ -304,8 +304,8 @@ impl MachineDescription {
     /// Every suspension point, in source order (`S0`, `S1`, ...).
     ///
     /// ```
-    /// # use mrtr_runtime::machine::MachineDescription;
-    /// assert!(MachineDescription::new("t", &[], &[]).suspensions().is_empty());
+    /// # use mrtr_runtime::machine::SuspensionMap;
+    /// assert!(SuspensionMap::new("t", &[], &[]).suspensions().is_empty());
     /// ```
     pub fn suspensions(&self) -> &'static [SuspensionPoint] {
         self.suspensions
@@ -315,7 +315,7 @@ impl MachineDescription {
     ///
     /// ```
     /// # use mrtr_runtime::machine::*;
-    /// static D: MachineDescription = MachineDescription::new("t", &[Next::Suspension(0)], &[
+    /// static D: SuspensionMap = SuspensionMap::new("t", &[Next::Suspension(0)], &[
     ///     SuspensionPoint::new(&[RequestSite::new("env", &[InputKind::FormElicitation])], &[], &[Next::Done]),
     /// ]);
     /// assert_eq!(D.point("env").unwrap().next(), [Next::Done]);
@@ -334,7 +334,7 @@ impl MachineDescription {
     ///
     /// ```
     /// # use mrtr_runtime::machine::*;
-    /// static D: MachineDescription = MachineDescription::new("t", &[Next::Suspension(0)], &[
+    /// static D: SuspensionMap = SuspensionMap::new("t", &[Next::Suspension(0)], &[
     ///     SuspensionPoint::new(&[RequestSite::new("env", &[InputKind::FormElicitation])], &[], &[Next::Done]),
     /// ]);
     /// assert_eq!(D.mermaid(), "\
@@ -439,7 +439,7 @@ fn next_words(next: &[Next]) -> String {
     }
 }
 
-impl fmt::Display for MachineDescription {
+impl fmt::Display for SuspensionMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.suspensions.len() {
             0 => writeln!(f, "{}: no suspension points", self.name)?,
@@ -460,7 +460,7 @@ impl fmt::Display for MachineDescription {
 mod tests {
     use super::*;
 
-    static JOINED: MachineDescription = MachineDescription::new(
+    static JOINED: SuspensionMap = SuspensionMap::new(
         "summary",
         &[Next::Suspension(0)],
         &[SuspensionPoint::new(

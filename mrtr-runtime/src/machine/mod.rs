@@ -44,7 +44,16 @@ pub(crate) use answers::Question;
 pub use answers::{AnswerError, AnswerProblem, Answers, StoredQuestion};
 pub use app_state::{AppStates, State, StateRequirement};
 pub use as_json::AsJson;
-pub use describe::{KeptLocal, MachineDescription, Next, RequestSite, SuspensionPoint};
+pub use describe::{KeptLocal, Next, RequestSite, SuspensionMap, SuspensionPoint};
+
+/// The former name of [`SuspensionMap`] (it read too much like [`MachineDescriptor`]).
+///
+/// ```
+/// # #![allow(deprecated)]
+/// let _: Option<&mrtr_runtime::machine::MachineDescription> = None;
+/// ```
+#[deprecated(since = "0.1.0", note = "renamed to `SuspensionMap`")]
+pub type MachineDescription = SuspensionMap;
 pub use input::Input;
 pub use iter::{IntoStateIter, RangeInclusiveIter, VecIter, iter};
 pub use kind::InputKind;
@@ -130,7 +139,7 @@ pub trait Machine: Send + Sync + 'static {
     /// let tool = rmcp::model::Tool::new("plain", "Plain", serde_json::Map::new());
     /// assert!(Plain(MachineDescriptor::tool(tool, [], 1)).describe().is_none());
     /// ```
-    fn describe(&self) -> Option<&MachineDescription> {
+    fn describe(&self) -> Option<&SuspensionMap> {
         None
     }
 }

@@ -4,7 +4,6 @@
 //! token. It goes into the AEAD associated data instead: a token presented for another
 //! server, method, tool, argument set or principal fails authentication.
 
-
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};

@@ -85,7 +85,7 @@ pub fn reach(cfg: &Cfg, start: BlockId) -> Reach {
     reach
 }
 
-/// `::mrtr::__private::MachineDescription::new(..)` for the machine listed as `name`.
+/// `::mrtr::__private::SuspensionMap::new(..)` for the machine listed as `name`.
 pub fn description(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], name: &str) -> TokenStream {
     // Numbered like the points a reader sees: reachable sites only, in source order.
     let points: Vec<usize> = (0..cfg.sites.len())
@@ -133,7 +133,7 @@ pub fn description(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], name: &st
         }
     });
     quote! {
-        ::mrtr::__private::MachineDescription::new(#name, #start, &[#(#suspensions),*])
+        ::mrtr::__private::SuspensionMap::new(#name, #start, &[#(#suspensions),*])
     }
 }
 

@@ -400,8 +400,8 @@ fn machine_impl(
                 DESCRIPTOR.get_or_init(|| #descriptor)
             }
 
-            fn describe(&self) -> ::core::option::Option<&::mrtr::__private::MachineDescription> {
-                static DESCRIPTION: ::mrtr::__private::MachineDescription = #description;
+            fn describe(&self) -> ::core::option::Option<&::mrtr::__private::SuspensionMap> {
+                static DESCRIPTION: ::mrtr::__private::SuspensionMap = #description;
                 ::core::option::Option::Some(&DESCRIPTION)
             }
 
