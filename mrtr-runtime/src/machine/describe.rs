@@ -7,7 +7,7 @@
 
 use std::fmt::{self, Write as _};
 
-use super::InputKind;
+use super::kind::InputKind;
 
 /// Where a flow can go after a suspension point is answered (or from the first call).
 ///

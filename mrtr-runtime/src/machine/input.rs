@@ -17,8 +17,9 @@ use rmcp::model::{
     SamplingMessageContentBlock, StringSchema, Tool,
 };
 
+use super::kind::InputKind;
+use super::outcome::{Elicited, Roots, Sampled};
 use super::recipe::{RebuildError, Recipe, Wording};
-use super::{Elicited, InputKind, Roots, Sampled};
 use crate::form::Form;
 use crate::form::registry::RegisteredForm;
 

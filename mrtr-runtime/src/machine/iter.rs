@@ -219,9 +219,9 @@ impl<T, const N: usize> IntoStateIter for [T; N] {
     }
 }
 
-impl IntoStateIter for super::Roots {
-    type Iter = VecIter<super::WorkspaceRoot>;
-    fn into_state_iter(self) -> VecIter<super::WorkspaceRoot> {
+impl IntoStateIter for super::outcome::Roots {
+    type Iter = VecIter<super::outcome::WorkspaceRoot>;
+    fn into_state_iter(self) -> VecIter<super::outcome::WorkspaceRoot> {
         VecIter::new(self.0)
     }
 }

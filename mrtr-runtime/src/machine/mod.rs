@@ -14,6 +14,7 @@
 //!   sealed state, so no code runs twice.
 //! - Keep arguments out of the state: they are re-sent on every retry and bound into the token.
 
+mod answer_error;
 mod answers;
 mod app_state;
 mod as_json;
@@ -28,13 +29,12 @@ mod recipe;
 mod reply;
 mod shape;
 mod state_codec;
+mod step_error;
 
 use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-
-use crate::error::BoxError;
 
 use rmcp::model::{ClientCapabilities, InputRequest, JsonObject, Prompt, Resource, Tool};
 use serde::de::DeserializeOwned;
@@ -62,6 +62,7 @@ pub use policy::{ReplayPolicy, TaskSupport};
 pub(crate) use recipe::{RebuildError, Recipe};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
 pub use state_codec::{DecodeError, decode_state};
+pub use step_error::StepError;
 
 /// The future a machine step returns.
 pub type StepFuture<'a, O> = Pin<Box<dyn Future<Output = Result<Step<O>, StepError>> + Send + 'a>>;
@@ -770,60 +771,6 @@ pub enum Step<O> {
     Suspend(Suspend),
     /// The machine finished.
     Done(O),
-}
-
-/// Why a step could not produce a [`Step`].
-///
-/// ```
-/// use mrtr_runtime::machine::{AnswerError, AnswerProblem, StepError};
-/// let e: StepError = AnswerError::new("k", AnswerProblem::Missing).into();
-/// assert!(matches!(e, StepError::Answer(_)));
-/// assert_eq!(e.to_string(), "answer for `k`: missing");
-/// ```
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StepError {
-    /// The arguments do not match the machine's schema (`-32602`, with the cause).
-    #[error("invalid arguments")]
-    InvalidArguments(#[source] BoxError),
-    /// An answer of the resumed round is missing or malformed: the runtime asks again.
-    #[error(transparent)]
-    Answer(#[from] AnswerError),
-    /// The authenticated state does not decode as this machine's state.
-    #[error("state does not match this machine")]
-    StateMismatch(#[source] BoxError),
-    /// A bug in the machine (`-32603`).
-    #[error("internal error")]
-    Internal(#[source] BoxError),
-    /// The locals kept across a suspension cannot be stored in `requestState` (`-32603`,
-    /// with the state type and the cause in the message).
-    #[error(
-        "the tool's state cannot be stored between rounds. The state type is `{state_type}`. \
-         Values that postcard cannot store (serde_json::Value, #[serde(untagged)], #[serde(flatten)], \
-         #[serde(skip_serializing_if)], ...) can be kept in `mrtr::machine::AsJson`"
-    )]
-    Unstorable {
-        /// The Rust type of the state (`std::any::type_name`): names types, never values.
-        state_type: &'static str,
-        /// Why it cannot be stored.
-        #[source]
-        reason: BoxError,
-    },
-}
-
-impl StepError {
-    fn unstorable<S>(reason: impl Into<BoxError>) -> Self {
-        StepError::Unstorable {
-            state_type: std::any::type_name::<S>(),
-            reason: reason.into(),
-        }
-    }
-}
-
-impl From<std::convert::Infallible> for StepError {
-    fn from(never: std::convert::Infallible) -> Self {
-        match never {}
-    }
 }
 
 /// Keeps a machine's description text around for listings (`Cow` so generated code can

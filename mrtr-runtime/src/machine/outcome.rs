@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::answers::{AnswerError, AnswerProblem, StoredQuestion};
+use super::answer_error::{AnswerError, AnswerProblem, StoredQuestion};
 use crate::form::{RequestedForm, UnsupportedSchema};
 
 /// Decodes one answer. Implemented by [`Elicited`], [`Sampled`] and [`Roots`].

@@ -11,7 +11,7 @@ use rmcp::model::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::StepError;
+use super::step_error::StepError;
 
 /// A tool failure reported to the client as a result with `isError: true`.
 ///

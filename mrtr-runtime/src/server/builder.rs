@@ -1,7 +1,25 @@
 //! Configuring a server: [`McpServerBuilder`] collects machines, keys, policies and
 //! limits, and `build()` checks them and assembles the carriers.
 
-use super::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, GetPromptResult, Implementation, ReadResourceResult};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+
+use super::build_error::BuildError;
+use super::ledger::{self, RoundLedger};
+use super::legacy;
+use super::mcp_server::{Inner, LegacyServing, McpServer, NoFallback};
+use super::mrtr::{Mrtr, StaleStatePolicy};
+use super::principal::{self, PrincipalResolver};
+use super::registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
+use super::round::{DEFAULT_MAX_ROUNDS_PER_CALL, RoundLimits};
+use super::stamp::Stamp;
+use super::tasks::{MemoryTaskStore, TaskSettings, TaskStore, Tasks};
+use crate::machine::{AppStates, Machine, MachineDescriptor};
+use crate::token::{Clock, KeyRing, StateSealer, SystemClock};
 /// Every `State<T>` a machine takes must be registered.
 pub(super) fn check_states<'a>(
     descriptors: impl Iterator<Item = &'a MachineDescriptor>,

@@ -1,7 +1,23 @@
 //! The rmcp `ServerHandler` face of [`McpServer`]: which requests a machine answers, and
 //! which go to the fallback handler (stamped either way).
 
-use super::*;
+use std::future::Future;
+
+use futures::future::Either;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use super::errors;
+use super::listing::Listed;
+use super::mcp_server::McpServer;
+use super::registry::ToolMachine;
+use super::registry::merged_page;
 /// The halves of `call_tool`, `get_prompt` and `read_resource` (see `call_tool`).
 impl<F: ServerHandler> McpServer<F> {
     /// A tool this server does not have: the fallback's answer, stamped.

@@ -1,7 +1,18 @@
 //! How machines are listed: each descriptor's listing with its input kinds in `_meta`,
 //! merged page by page with the fallback handler's own listings.
 
-use super::*;
+use rmcp::model::{MetaObject, Tool};
+
+use crate::machine::{Listing, MachineDescriptor};
+
+/// The `_meta` key under which a listed tool, prompt or resource names the input kinds it
+/// may ask for (e.g. `["elicitation.form", "sampling"]`).
+///
+/// ```
+/// assert_eq!(mrtr_runtime::server::INPUT_KINDS_META_KEY, "io.github.mrtr/inputKinds");
+/// ```
+pub const INPUT_KINDS_META_KEY: &str = "io.github.mrtr/inputKinds";
+
 /// Adds the machine's input kinds to its listing's `_meta`.
 pub(super) fn with_input_kinds(
     meta: Option<MetaObject>,
@@ -70,27 +81,4 @@ pub(super) fn listing_with_input_kinds(descriptor: &MachineDescriptor) -> Listin
     };
     *meta = with_input_kinds(meta.take(), &descriptor.input_kinds);
     listing
-}
-
-/// One page of a merged listing: the machines (on the first page only; later pages are
-/// the fallback's), then the fallback's page without the entries a machine shadows.
-pub(super) fn merged_page<T: Listed, O: Send + 'static>(
-    registry: &Registry<dyn Machine<Output = O>>,
-    request: Option<&PaginatedRequestParams>,
-    fallback_page: Option<(Vec<T>, Option<Cursor>)>,
-) -> (Vec<T>, Option<Cursor>) {
-    let mut items: Vec<T> = if request.and_then(|r| r.cursor.as_ref()).is_none() {
-        registry.listings().filter_map(T::from_listing).collect()
-    } else {
-        Vec::new()
-    };
-    let Some((theirs, next_cursor)) = fallback_page else {
-        return (items, None);
-    };
-    items.extend(
-        theirs
-            .into_iter()
-            .filter(|item| registry.get(item.key()).is_none()),
-    );
-    (items, next_cursor)
 }

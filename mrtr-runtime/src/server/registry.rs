@@ -3,7 +3,11 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, GetPromptResult, ReadResourceResult};
+use rmcp::model::{
+    CallToolResult, Cursor, GetPromptResult, PaginatedRequestParams, ReadResourceResult,
+};
+
+use super::listing::Listed;
 
 use crate::machine::{Listing, Machine};
 
@@ -40,7 +44,7 @@ impl<O: Send + 'static> Registry<dyn Machine<Output = O>> {
     pub(crate) fn insert(&mut self, machine: Arc<dyn Machine<Output = O>>) {
         let descriptor = machine.descriptor();
         let name = descriptor.name().to_owned();
-        let listing = super::listing_with_input_kinds(descriptor);
+        let listing = super::listing::listing_with_input_kinds(descriptor);
         let entry = Entry { machine, listing };
         match self
             .entries
@@ -82,4 +86,27 @@ impl<O: Send + 'static> Registry<dyn Machine<Output = O>> {
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// One page of a merged listing: the machines (on the first page only; later pages are
+/// the fallback's), then the fallback's page without the entries a machine shadows.
+pub(super) fn merged_page<T: Listed, O: Send + 'static>(
+    registry: &Registry<dyn Machine<Output = O>>,
+    request: Option<&PaginatedRequestParams>,
+    fallback_page: Option<(Vec<T>, Option<Cursor>)>,
+) -> (Vec<T>, Option<Cursor>) {
+    let mut items: Vec<T> = if request.and_then(|r| r.cursor.as_ref()).is_none() {
+        registry.listings().filter_map(T::from_listing).collect()
+    } else {
+        Vec::new()
+    };
+    let Some((theirs, next_cursor)) = fallback_page else {
+        return (items, None);
+    };
+    items.extend(
+        theirs
+            .into_iter()
+            .filter(|item| registry.get(item.key()).is_none()),
+    );
+    (items, next_cursor)
 }

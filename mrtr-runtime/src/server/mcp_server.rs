@@ -1,0 +1,341 @@
+//! [`McpServer`]: the server's registries, carriers and policies, and how one request for a
+//! machine is served — over MRTR, a legacy session, or into a task.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolResponse, CallToolResult, GetPromptResult, Implementation, JsonObject, MetaObject,
+    ReadResourceResult,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use super::errors;
+use super::legacy;
+use super::mrtr::{self, Mrtr, MrtrRequest, RoundReply};
+use super::principal::PrincipalResolver;
+use super::registry::Registry;
+use super::round::{self, Caller, Era, RoundLimits};
+use super::stamp::WithServerInfo;
+use super::tasks::Tasks;
+use crate::machine::Machine;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tracing::Instrument as _;
+
+/// A fallback that serves nothing: every request not handled by a machine gets rmcp's
+/// default answer (usually `-32601`).
+///
+/// ```
+/// let _ = mrtr_runtime::server::NoFallback;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoFallback;
+
+impl ServerHandler for NoFallback {}
+
+/// An rmcp server handler for mrtr machines, optionally in front of another handler.
+///
+/// Cheap to clone (one `Arc`), so it can be handed to rmcp's Streamable HTTP service
+/// factory.
+///
+/// ```
+/// use mrtr_runtime::server::McpServer;
+/// use mrtr_runtime::token::KeyRing;
+/// let server = McpServer::builder("demo").keys(KeyRing::generate_process_local().unwrap()).build().unwrap();
+/// assert_eq!(server.audience(), "demo");
+/// ```
+pub struct McpServer<F = NoFallback> {
+    pub(super) inner: Arc<Inner<F>>,
+}
+
+impl<F> Clone for McpServer<F> {
+    fn clone(&self) -> Self {
+        McpServer {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+/// How clients that negotiated a protocol before 2026-07-28 are served.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LegacyServing {
+    pub(super) enabled: bool,
+    pub(super) request_timeout: Duration,
+}
+
+pub(super) struct Inner<F> {
+    pub(super) mrtr: Mrtr,
+    pub(super) info: Implementation,
+    pub(super) tools: Registry<dyn Machine<Output = CallToolResult>>,
+    pub(super) prompts: Registry<dyn Machine<Output = GetPromptResult>>,
+    pub(super) resources: Registry<dyn Machine<Output = ReadResourceResult>>,
+    pub(super) principal: PrincipalResolver,
+    pub(super) legacy: LegacyServing,
+    /// The tasks extension, when a tool may run as a task.
+    pub(super) tasks: Option<Arc<Tasks>>,
+    pub(super) fallback: F,
+}
+
+impl<F> McpServer<F> {
+    /// Whether clients that negotiated a protocol before 2026-07-28 are served (see
+    /// [`McpServerBuilder::legacy_sessions`]).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// assert!(server.serves_legacy_sessions());
+    /// ```
+    pub fn serves_legacy_sessions(&self) -> bool {
+        self.inner.legacy.enabled
+    }
+
+    /// The audience bound into this server's tokens.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// assert_eq!(server.audience(), "demo");
+    /// ```
+    pub fn audience(&self) -> &str {
+        &self.inner.mrtr.audience
+    }
+
+    /// The handler requests fall back to.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let _fallback: &mrtr_runtime::server::NoFallback = server.fallback();
+    /// ```
+    pub fn fallback(&self) -> &F {
+        &self.inner.fallback
+    }
+
+    /// Serves one request for `machine` and shapes the answer as the method's response.
+    pub(super) async fn run_machine<O, R>(
+        &self,
+        machine: Arc<dyn Machine<Output = O>>,
+        context: &RequestContext<RoleServer>,
+        arguments: Option<&JsonObject>,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<R, ErrorData>
+    where
+        O: Send + Sync + 'static + WithServerInfo + Serialize + DeserializeOwned,
+        R: From<O> + From<rmcp::model::InputRequiredResult>,
+    {
+        let arguments = arguments.unwrap_or_else(|| empty_arguments());
+        let caller = self.caller(context);
+        if let Era::Session(_) = caller.era {
+            let mut result =
+                Box::pin(self.run_legacy(machine.as_ref(), context, arguments, caller)).await?;
+            if let Some(meta) = result.meta_mut() {
+                self.stamp(meta);
+            }
+            return Ok(R::from(result));
+        }
+        let request = MrtrRequest {
+            arguments,
+            input_responses,
+            request_state,
+            caller,
+            task_after: None,
+        };
+        let span = Mrtr::span(machine.descriptor(), &request);
+        // Boxed: the carrier's future is kilobytes, and every future around it (rmcp's
+        // request handling, the spawned task) would otherwise carry and copy it per request.
+        let served = Box::pin(
+            self.inner
+                .mrtr
+                .serve(machine.as_ref(), request)
+                .instrument(span),
+        );
+        match served.await? {
+            RoundReply::Complete(result) => Ok(R::from(result)),
+            RoundReply::InputRequired(result) => Ok(R::from(result)),
+            RoundReply::Task(_) => Err(errors::internal(
+                "a task from a machine that does not run as one",
+            )),
+        }
+    }
+
+    /// Drives a call of a legacy session to its end.
+    pub(super) async fn run_legacy<M: Machine + ?Sized>(
+        &self,
+        machine: &M,
+        context: &RequestContext<RoleServer>,
+        arguments: &JsonObject,
+        caller: Caller,
+    ) -> Result<M::Output, ErrorData> {
+        let call = legacy::LegacyCall {
+            arguments,
+            caller,
+            states: &self.inner.mrtr.states,
+            limits: self.limits(),
+        };
+        let session = legacy::Session {
+            peer: &context.peer,
+            ct: &context.ct,
+            timeout: self.inner.legacy.request_timeout,
+        };
+        legacy::drive(machine, call, session).await
+    }
+
+    /// The limits every round of this server is held to.
+    pub(super) fn limits(&self) -> RoundLimits {
+        RoundLimits {
+            max_rounds: self.inner.mrtr.max_rounds,
+            max_state_bytes: self.inner.mrtr.max_state_bytes(),
+        }
+    }
+
+    /// Serves a `tools/call` of a task tool for a client that declared the tasks
+    /// extension: its MRTR rounds as usual, then a task for the rest.
+    #[allow(clippy::too_many_arguments)] // the call's parts, as `call_tool` splits them
+    pub(super) async fn run_task_tool(
+        &self,
+        tasks: &Arc<Tasks>,
+        machine: Arc<dyn Machine<Output = CallToolResult>>,
+        context: &RequestContext<RoleServer>,
+        arguments: Option<JsonObject>,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+        task_after: u32,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = arguments.unwrap_or_default();
+        let caller = self.caller(context);
+        let task_caller = caller.clone();
+        let request = MrtrRequest {
+            arguments: &arguments,
+            input_responses,
+            request_state,
+            caller,
+            task_after: Some(task_after),
+        };
+        let span = Mrtr::span(machine.descriptor(), &request);
+        let mrtr = &self.inner.mrtr;
+        let served = async {
+            let mut pass = match mrtr.begin(machine.descriptor(), request).await {
+                Ok(mrtr::Begun::Run(pass)) => pass,
+                Ok(mrtr::Begun::Replayed(recorded)) => return Mrtr::replayed(&recorded),
+                Err((error, _)) => return Err(error),
+            };
+            let (input, held) =
+                pass.round_input(&mrtr.states, mrtr.max_rounds, mrtr.max_state_bytes());
+            // The task is created inside the claimed round, so the round ledger records it as
+            // the round's reply: a re-sent round gets the same task back.
+            let stepped = mrtr
+                .renewing(held, async {
+                    match round::step_round(machine.as_ref(), input).await {
+                        round::RoundOutcome::HandOff(handoff) => {
+                            let Caller {
+                                capabilities,
+                                principal,
+                                ..
+                            } = task_caller;
+                            let created = tasks
+                                .create(
+                                    machine.clone(),
+                                    handoff,
+                                    arguments.clone(),
+                                    capabilities,
+                                    principal,
+                                )
+                                .await;
+                            Err(created.map(RoundReply::Task))
+                        }
+                        outcome => Ok(outcome),
+                    }
+                })
+                .await;
+            let reply = match stepped {
+                Ok(outcome) => mrtr.reply(&mut pass, outcome),
+                Err(created) => created,
+            };
+            mrtr.conclude(pass, reply).await
+        };
+        // Boxed for the reason given in `run_machine`.
+        match Box::pin(served.instrument(span)).await? {
+            RoundReply::Complete(result) => Ok(result.into()),
+            RoundReply::InputRequired(result) => Ok(result.into()),
+            RoundReply::Task(created) => Ok(CallToolResponse::Task(created)),
+        }
+    }
+
+    /// Stamps `serverInfo` and the instance id into a result's `_meta`.
+    pub(super) fn stamp(&self, meta: &mut Option<MetaObject>) {
+        self.inner.mrtr.stamp.apply(meta);
+    }
+
+    /// The protocol version of a legacy session this request belongs to, when such
+    /// sessions are served: negotiated through `initialize` before 2026-07-28 and not
+    /// overridden by a modern version in this request's own `_meta`.
+    pub(super) fn legacy_version(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<rmcp::model::ProtocolVersion> {
+        if !self.inner.legacy.enabled {
+            return None;
+        }
+        context.protocol_version().filter(|version| {
+            version.as_str() < rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+        })
+    }
+
+    /// Who asks: the request's declared capabilities, its principal, and its era.
+    pub(super) fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
+        Caller {
+            capabilities: context.client_capabilities().unwrap_or_default(),
+            principal: (self.inner.principal)(context),
+            era: match self.legacy_version(context) {
+                Some(version) => Era::Session(version),
+                None => Era::Stateless,
+            },
+        }
+    }
+
+    /// The server's tasks, when the request may use them: the server has task tools and
+    /// this request declared the extension (never a legacy session's request).
+    pub(super) fn tasks_for(&self, context: &RequestContext<RoleServer>) -> Option<&Arc<Tasks>> {
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        self.inner
+            .tasks
+            .as_ref()
+            .filter(|_| declared && self.legacy_version(context).is_none())
+    }
+}
+
+impl<F> McpServer<F> {
+    /// Stamps `serverInfo` into a result's `_meta` (2026-07-28 asks it of every result).
+    pub(super) fn stamped<R: WithServerInfo>(&self, mut result: R) -> R {
+        if let Some(meta) = result.meta_mut() {
+            self.stamp(meta);
+        }
+        result
+    }
+
+    /// A fallback's answer to a tools/call, prompts/get or resources/read: stamped when it
+    /// completed; `-32601` (the fallback serves no such method) becomes `-32602` naming the
+    /// unknown item when this server advertises the method's capability.
+    pub(super) fn fallback_answer<T>(
+        &self,
+        advertised: bool,
+        answer: Result<T, ErrorData>,
+        unknown: impl FnOnce() -> ErrorData,
+        stamp: impl FnOnce(&Self, T) -> T,
+    ) -> Result<T, ErrorData> {
+        match answer {
+            Ok(answer) => Ok(stamp(self, answer)),
+            Err(error) if advertised && error.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {
+                Err(unknown())
+            }
+            Err(error) => Err(error),
+        }
+    }
+}
+
+pub(super) fn empty_arguments() -> &'static JsonObject {
+    static EMPTY: std::sync::OnceLock<JsonObject> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(JsonObject::new)
+}
