@@ -2,8 +2,9 @@ use std::time::Duration;
 
 use rmcp::model::{ErrorData, InputResponses};
 
-use super::{InputKind, PendingCall};
+use super::pending::PendingCall;
 use crate::error::BoxError;
+use crate::machine::InputKind;
 
 /// Why an MRTR call did not complete.
 ///

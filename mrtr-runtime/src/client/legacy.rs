@@ -14,7 +14,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleClient};
 
-use super::{
+use super::handler::{
     FormElicitation, HandlerError, InputHandler, RootsRequest, SamplingRequest, UrlElicitation,
 };
 

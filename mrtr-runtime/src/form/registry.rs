@@ -14,7 +14,7 @@ use std::sync::{LazyLock, OnceLock};
 use rmcp::model::ElicitationSchema;
 use sha2::{Digest, Sha256};
 
-use super::{RequestedForm, UnsupportedSchema};
+use super::check::{RequestedForm, UnsupportedSchema};
 
 /// The content key of a form's schema: the first 8 bytes of SHA-256 over a domain tag and
 /// the schema's JSON.

@@ -8,8 +8,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::TOKEN_PREFIX;
 use super::keyring::KeyId;
+use super::wire::TOKEN_PREFIX;
 use crate::method::Method;
 pub use crate::method::UnknownMethod;
 

@@ -11,10 +11,8 @@
 //! Fixed-width fields and a payload without a length prefix keep the header at 14 bytes
 //! for the first 127 rounds: every byte here is paid for, base64-inflated, on every retry.
 
-use super::Rejection;
-
-/// The only envelope layout this version of `mrtr` writes and reads.
-pub const FORMAT_VERSION: u8 = 3;
+pub use super::wire::FORMAT_VERSION;
+use super::wire::Rejection;
 
 /// Bytes before the round: version, fingerprint, expiry.
 const FIXED_LEN: usize = 1 + 8 + 4;

@@ -9,9 +9,12 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use zeroize::Zeroizing;
 
 use super::aead;
-use super::{
-    Binding, Clock, DEFAULT_MAX_CLOCK_SKEW, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL, Envelope, KeyId,
-    KeyRing, Rejection, SystemClock, TOKEN_PREFIX,
+use super::binding::Binding;
+use super::clock::{Clock, SystemClock};
+use super::envelope::Envelope;
+use super::keyring::{KeyId, KeyRing};
+use super::wire::{
+    DEFAULT_MAX_CLOCK_SKEW, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL, Rejection, TOKEN_PREFIX,
 };
 
 /// Length of the key id in the token.

@@ -10,10 +10,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::MrtrClient;
-use crate::client::{
-    ClientError, FormElicitation, HandlerError, InputKind, PendingCall, RootsRequest,
-    SamplingRequest, UrlElicitation,
+use crate::client::error::ClientError;
+use crate::client::handler::{
+    FormElicitation, HandlerError, RootsRequest, SamplingRequest, UrlElicitation,
 };
+use crate::client::pending::PendingCall;
+use crate::machine::InputKind;
 
 impl MrtrClient {
     /// Answers every input request of `pending` concurrently with the handler.

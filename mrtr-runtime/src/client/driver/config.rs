@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use rmcp::model::{InputResponses, Task};
 
-use crate::client::{PendingCall, RetryPolicy, RetryReason};
+use crate::client::pending::PendingCall;
+use crate::client::retry::{RetryPolicy, RetryReason};
 
 /// Limits for the automatic round loop.
 ///

@@ -19,10 +19,10 @@ use rmcp::{
 };
 use tokio::time::Instant;
 
+use super::error::ClientError;
+use super::handler::{InputHandler, InputKinds};
 use super::legacy::SessionHandler;
-use super::{
-    CallOutput, CallTarget, ClientError, InputHandler, InputKinds, PendingCall, RoundOutcome,
-};
+use super::pending::{CallOutput, CallTarget, PendingCall, RoundOutcome};
 
 mod answer;
 mod config;

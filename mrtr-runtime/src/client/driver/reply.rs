@@ -7,7 +7,8 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::client::{CallOutput, CallTarget, ClientError};
+use crate::client::error::ClientError;
+use crate::client::pending::{CallOutput, CallTarget};
 
 pub(super) enum Reply {
     Complete(CallOutput),

@@ -12,7 +12,9 @@ use rmcp::{
 };
 
 use super::MrtrClient;
-use crate::client::{CallTarget, ClientError, PendingCall, retry::retry_reason};
+use crate::client::error::ClientError;
+use crate::client::pending::{CallTarget, PendingCall};
+use crate::client::retry::retry_reason;
 
 impl MrtrClient {
     /// Sends `request` (the one continuing `pending`), sending the very same request again

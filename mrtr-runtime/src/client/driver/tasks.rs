@@ -10,7 +10,8 @@ use rmcp::model::{
 use serde_json::Value;
 
 use super::MrtrClient;
-use crate::client::{CallOutput, ClientError, PendingCall};
+use crate::client::error::ClientError;
+use crate::client::pending::{CallOutput, PendingCall};
 
 impl MrtrClient {
     /// Follows a task to its end: polls `tasks/get`, answers its questions once each, and
