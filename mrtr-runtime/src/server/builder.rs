@@ -205,7 +205,7 @@ impl McpServerBuilder {
         self
     }
 
-    /// Replaces how the principal of a request is found (default: a [`Principal`] HTTP
+    /// Replaces how the principal of a request is found (default: a [`Principal`](super::Principal) HTTP
     /// extension, else a salted hash of the `Authorization` header, else none).
     ///
     /// ```
@@ -272,7 +272,7 @@ impl McpServerBuilder {
         self
     }
 
-    /// Where tasks live (see [`tasks`]): shared by every instance that serves the same
+    /// Where tasks live (see [`tasks`](super::tasks)): shared by every instance that serves the same
     /// tasks. Without it, a server with a task tool keeps them in a [`MemoryTaskStore`].
     ///
     /// ```
@@ -317,7 +317,7 @@ impl McpServerBuilder {
     }
 
     /// How long a legacy session's client may take to answer one server→client request
-    /// (default [`DEFAULT_LEGACY_REQUEST_TIMEOUT`], 240 s, under the HTTP session idle
+    /// (default [`DEFAULT_LEGACY_REQUEST_TIMEOUT`](super::DEFAULT_LEGACY_REQUEST_TIMEOUT), 240 s, under the HTTP session idle
     /// timeout). Past it the request is
     /// cancelled on the client and the call ends with a JSON-RPC error naming the request.
     ///

@@ -80,7 +80,7 @@ pub(super) struct Inner<F> {
 
 impl<F> McpServer<F> {
     /// Whether clients that negotiated a protocol before 2026-07-28 are served (see
-    /// [`McpServerBuilder::legacy_sessions`]).
+    /// [`McpServerBuilder::legacy_sessions`](super::McpServerBuilder::legacy_sessions)).
     ///
     /// ```
     /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();

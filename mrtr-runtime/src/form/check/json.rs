@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{FieldKind, UnsupportedSchema};
+use super::model::{FieldKind, UnsupportedSchema};
 
 fn options(schema: &Value) -> Option<Vec<(Value, String)>> {
     if let Some(values) = schema["enum"].as_array() {

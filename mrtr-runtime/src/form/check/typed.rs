@@ -8,7 +8,7 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use super::{Field, FieldKind, RequestedForm};
+use super::model::{Field, FieldKind, RequestedForm};
 
 /// `None` when a property has a shape added to rmcp after this was written.
 pub(super) fn form(schema: &ElicitationSchema) -> Option<RequestedForm> {

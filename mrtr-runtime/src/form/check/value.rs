@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{Field, FieldKind, formats::check_format};
+use super::formats::check_format;
+use super::model::{Field, FieldKind};
 
 impl Field {
     pub(super) fn problem_with(&self, value: &Value) -> Result<(), String> {
