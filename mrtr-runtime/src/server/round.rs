@@ -331,7 +331,7 @@ pub(crate) async fn step_round<M: Machine + ?Sized>(
                 return RoundOutcome::Failed(step_failure(error, through_client));
             }
         };
-        let ask = match new_ask(suspend, round + 1, literals) {
+        let ask = match new_ask(suspend, round.saturating_add(1), literals) {
             Ok(ask) => ask,
             Err(error) => return RoundOutcome::Failed(error),
         };
@@ -401,7 +401,7 @@ fn ask_again<O>(
         requests,
         recipes: asked.recipes,
         state: asked.state,
-        round: round + 1,
+        round: round.saturating_add(1),
         again: true,
     };
     checked(ask, limits, caller)
@@ -416,7 +416,7 @@ fn checked<O>(ask: Ask, limits: RoundLimits, caller: &Caller) -> RoundOutcome<O>
             unusable: None,
         });
     }
-    if let Err(error) = gate(&ask.requests, caller, ask.round - 1) {
+    if let Err(error) = gate(&ask.requests, caller, ask.round.saturating_sub(1)) {
         return RoundOutcome::Failed(error);
     }
     let size = payload::sealed_size(ask.round, &ask.recipes, &ask.state);

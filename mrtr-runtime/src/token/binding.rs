@@ -15,6 +15,7 @@ pub use crate::method::UnknownMethod;
 
 /// The MCP request a token continues (the former name of
 /// [`machine::Method`](crate::machine::Method)).
+#[cfg(feature = "token-internals")]
 #[deprecated(
     since = "0.1.0",
     note = "one type for both: `mrtr_runtime::machine::Method`"
