@@ -18,6 +18,7 @@ use mrtr::testing::Harness;
 use mrtr_runtime::fuzz_api::{
     BindingSpec, FuzzSealer, Opened, encode_json_payload, pending_requests, split_payload,
 };
+use mrtr_runtime::token::internals::Envelope;
 use mrtr_runtime::token::{Clock, KeyId, KeyRing, SecretKey};
 use rmcp::model::InputResponses;
 use serde_json::{Value, json};
@@ -173,8 +174,6 @@ pub fn run(data: &[u8]) {
     let (genuine_pending, genuine_state) =
         split_payload(&genuine.payload).expect("the server's own payload splits");
     let mode = input.arbitrary::<u8>().unwrap_or(0) % 5;
-    // The round sealed into the envelope, when this input chose it.
-    let mut sealed_round = None;
     let (token, payload) = match mode {
         // The whole plaintext: envelope decoding behind the AEAD.
         0 => {
@@ -189,7 +188,6 @@ pub fn run(data: &[u8]) {
             } else {
                 input.arbitrary().unwrap_or(0)
             };
-            sealed_round = Some(round_number);
             let payload = [genuine_pending, input.take_rest()].concat();
             let token = fixture.sealer.seal_payload(
                 &binding,
@@ -230,6 +228,13 @@ pub fn run(data: &[u8]) {
     };
     // A state too large to seal never reaches a server.
     let Ok(token) = token else { return };
+    // The round the token opens at, whichever mode put it there (a whole hostile plaintext
+    // names its own): the server holds a resumed round to its cap.
+    let sealed_round = fixture
+        .sealer
+        .open(&token, &binding)
+        .ok()
+        .map(|opened| opened.round);
     let answers = answers_for(*index, &payload);
     match request(&fixture.harness, *index, Some(token), Some(answers)) {
         Outcome::Done | Outcome::Asked(Some(_)) => {}
@@ -262,6 +267,14 @@ pub fn seeds() -> Vec<Vec<u8>> {
         seeds.push([&[round as u8, 1][..], state].concat());
         seeds.push(vec![round as u8, 3, 0]);
         seeds.push([&[round as u8, 4][..], pending].concat());
+        // A whole plaintext: the genuine envelope, moved to the last round a server seals.
+        let at_the_cap = Envelope {
+            fingerprint: opened.fingerprint,
+            expires_at: opened.expires_at,
+            round: mrtr::server::DEFAULT_MAX_ROUNDS_PER_CALL,
+            payload: opened.payload.clone(),
+        };
+        seeds.push([&[round as u8, 0][..], &at_the_cap.encode()].concat());
     }
     seeds
 }

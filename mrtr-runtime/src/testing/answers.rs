@@ -1,6 +1,10 @@
 //! Typed answers a test sends ([`Answer`]) and the questions it reads ([`Question`]).
 
-use super::*;
+use rmcp::model::InputRequest;
+use serde_json::Value;
+
+use crate::machine::InputKind;
+
 /// A typed answer to one input request, as a conforming client would send it in
 /// `inputResponses` (see [`Flow::answer`]).
 ///

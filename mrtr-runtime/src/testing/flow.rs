@@ -1,7 +1,16 @@
 //! A flow stepped round by round ([`Flow`], [`Progress`]) and ways to damage its
 //! `requestState` ([`Tamper`]).
 
-use super::*;
+use std::fmt::Write as _;
+
+use rmcp::model::InputResponses;
+use serde_json::Value;
+
+use crate::machine::Machine;
+use crate::token::TOKEN_PREFIX;
+
+use super::answers::{Answer, Question};
+use super::harness::{Harness, Refused, Reply};
 /// Where a flow stands after a request (see [`Flow::start`]).
 ///
 /// ```
@@ -378,7 +387,7 @@ impl<'h, M: Machine + ?Sized> Flow<'h, M> {
         match &progress {
             Progress::Asked(questions) => {
                 self.log.push(LoggedRound {
-                    server: self.harness.name.clone(),
+                    server: self.harness.name().to_owned(),
                     questions: questions.clone(),
                     token_len: token.as_ref().map_or(0, String::len),
                     answers: Vec::new(),
@@ -411,6 +420,27 @@ impl<'h, M: Machine + ?Sized> Flow<'h, M> {
                     .collect();
                 Ok((Progress::Asked(questions), result.request_state))
             }
+        }
+    }
+}
+
+impl Harness {
+    /// A flow of `machine` with `arguments`, stepped round by round (see [`Flow`]).
+    ///
+    /// See [`Flow`] for an example.
+    pub fn flow<'h, M: Machine + ?Sized>(
+        &'h self,
+        machine: &'h M,
+        arguments: Value,
+    ) -> Flow<'h, M> {
+        Flow {
+            harness: self,
+            machine,
+            arguments,
+            request_state: None,
+            last_sent: None,
+            log: Vec::new(),
+            finished: false,
         }
     }
 }

@@ -11,12 +11,46 @@ use rmcp::{
     service::ServiceError,
 };
 
-use super::MrtrClient;
+use super::client::MrtrClient;
+use super::reply::{Reply, classify};
 use crate::client::error::ClientError;
-use crate::client::pending::{CallTarget, PendingCall};
+use crate::client::pending::{CallTarget, PendingCall, RoundOutcome};
 use crate::client::retry::retry_reason;
 
 impl MrtrClient {
+    /// Manual mode: sends the next request of `pending` with `responses` (a new JSON-RPC id,
+    /// the same params, `requestState` echoed exactly or left out) and returns what the
+    /// server said.
+    ///
+    /// A request that fails in transit is sent again as the
+    /// [`retry`](DriverConfig::retry) policy allows, with the same params; when every
+    /// attempt failed the error is [`ClientError::RetriesExhausted`].
+    ///
+    /// When the server answers with a task (tasks extension), the task is followed to its
+    /// end here: `tasks/get` polled with backoff (from the server's `pollIntervalMs`), its
+    /// questions answered by the handler and sent with `tasks/update`.
+    pub async fn resume(
+        &self,
+        pending: &PendingCall,
+        responses: InputResponses,
+    ) -> Result<RoundOutcome, ClientError> {
+        let request = build_request(pending, &responses);
+        let result = self.send_with_retries(pending, &responses, request).await?;
+        Ok(match classify(&pending.target, result)? {
+            Reply::Complete(output) => RoundOutcome::Complete(output),
+            Reply::InputRequired(result) => RoundOutcome::InputRequired(PendingCall {
+                target: pending.target.clone(),
+                round: pending.round + 1,
+                input_requests: result.input_requests.unwrap_or_default(),
+                request_state: result.request_state,
+                meta: result.meta,
+            }),
+            Reply::Task(created) => {
+                RoundOutcome::Complete(self.follow_task(pending, created).await?)
+            }
+        })
+    }
+
     /// Sends `request` (the one continuing `pending`), sending the very same request again
     /// while the failures are ones the retry policy lets it cure.
     pub(super) async fn send_with_retries(

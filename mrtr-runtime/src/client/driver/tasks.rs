@@ -9,7 +9,7 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use super::MrtrClient;
+use super::client::MrtrClient;
 use crate::client::error::ClientError;
 use crate::client::pending::{CallOutput, PendingCall};
 

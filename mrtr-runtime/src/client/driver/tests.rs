@@ -1,9 +1,10 @@
-use rmcp::model::ServerResult;
+use rmcp::model::{InputResponses, ServerResult};
 use serde_json::{Value, json};
 
 use super::reply::{Reply, classify};
 use super::send::build_request;
-use super::*;
+use crate::client::error::ClientError;
+use crate::client::pending::{CallOutput, CallTarget, PendingCall};
 
 fn tool() -> CallTarget {
     CallTarget::tool("t", None)

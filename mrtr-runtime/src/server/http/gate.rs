@@ -26,6 +26,7 @@ use rmcp::service::{Peer, RequestContext, RunningService};
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
+use super::connections::ConnectionSlot;
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
 use crate::server::{NoFallback, PrincipalResolver};
 
@@ -217,7 +218,7 @@ async fn not_a_post(
         }
     }
     let is_delete = parts.method == Method::DELETE;
-    let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
+    let slot = parts.extensions.get::<ConnectionSlot>().cloned();
     let response = next.run(Request::from_parts(parts, body)).await;
     let response = ended_meanwhile(&legacy.sessions, session, response);
     if is_delete && response.status() == StatusCode::ACCEPTED {
@@ -287,7 +288,7 @@ async fn on_session(
     } else {
         None
     };
-    let slot = parts.extensions.get::<super::ConnectionSlot>().cloned();
+    let slot = parts.extensions.get::<ConnectionSlot>().cloned();
     let response = next.run(Request::from_parts(parts, body)).await;
     let response = ended_meanwhile(&legacy.sessions, session, response);
     held(jsonrpc_errors(response, id).await, stream, slot)
@@ -345,7 +346,7 @@ fn empty(status: StatusCode) -> Response {
 fn held(
     response: Response,
     permit: Option<sessions::StreamPermit>,
-    slot: Option<super::ConnectionSlot>,
+    slot: Option<ConnectionSlot>,
 ) -> Response {
     let Some(permit) = permit else {
         return response;

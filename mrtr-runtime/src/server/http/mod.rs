@@ -48,6 +48,7 @@
 //! it with [`HttpServing::serve`]/[`HttpServing::bind`] to get the connection-level
 //! limits too.
 
+mod connections;
 mod gate;
 mod sessions;
 
@@ -63,10 +64,12 @@ use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::{McpServer, NoFallback};
+use connections::{ConnectionSlot, default_max_connections, default_max_streams};
+pub use connections::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_STREAMS};
 
 /// Default [`HttpServing::header_read_timeout`].
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -74,8 +77,6 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default [`HttpServing::max_body_bytes`].
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
-/// Upper bound of the default [`HttpServing::max_connections`].
-pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Default [`HttpServing::shutdown_grace`].
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 /// Default [`HttpServing::max_sessions`].
@@ -84,8 +85,6 @@ pub const DEFAULT_MAX_SESSIONS: usize = 4096;
 pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
 /// Default [`HttpServing::session_idle_timeout`].
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
-/// Upper bound of the default [`HttpServing::max_streams`].
-pub const DEFAULT_MAX_STREAMS: usize = 512;
 /// Default [`HttpServing::max_streams_per_session`].
 pub const DEFAULT_MAX_STREAMS_PER_SESSION: usize = 16;
 /// Default [`HttpServing::max_streams_per_principal`].
@@ -648,7 +647,7 @@ impl BoundHttp {
             let _ = stream.set_nodelay(true);
             // The slot goes with the connection's requests, so a long-lived stream can
             // hand it back (gate.rs).
-            let slot = ConnectionSlot(Arc::new(std::sync::Mutex::new(Some(slot))));
+            let slot = ConnectionSlot::new(slot);
             let service = {
                 let slot = slot.clone();
                 tower::ServiceExt::map_request(
@@ -714,23 +713,6 @@ impl HttpStats {
     }
 }
 
-/// A connection's place under [`HttpServing::max_connections`], reachable from its
-/// requests so a long-lived stream can give it back early.
-#[derive(Clone)]
-pub(super) struct ConnectionSlot(Arc<std::sync::Mutex<Option<OwnedSemaphorePermit>>>);
-
-impl ConnectionSlot {
-    /// Frees the slot (once; later calls do nothing).
-    fn release(&self) {
-        let permit = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
-        drop(permit);
-    }
-}
-
 /// Completes on ctrl-c, or on SIGTERM on unix.
 async fn shutdown_signal() {
     let ctrl_c = async {
@@ -755,91 +737,9 @@ async fn shutdown_signal() {
     ctrl_c.await;
 }
 
-/// 1024 connections, or half the open-file limit when that is lower, leaving the other
-/// half for the application's own files and sockets.
-fn default_max_connections() -> usize {
-    connection_cap(open_file_limit())
-}
-
-/// 512 long-lived streams, or a quarter of the open-file limit when that is lower (the
-/// connections take up to half).
-fn default_max_streams() -> usize {
-    stream_cap(open_file_limit())
-}
-
-fn stream_cap(limit: Option<u64>) -> usize {
-    match limit {
-        Some(limit) => {
-            let quarter = usize::try_from(limit / 4).unwrap_or(usize::MAX);
-            DEFAULT_MAX_STREAMS.min(quarter).max(1)
-        }
-        None => DEFAULT_MAX_STREAMS,
-    }
-}
-
-/// The default cap for a process whose soft open-file limit is `limit` (`None`: unlimited
-/// or unknown).
-fn connection_cap(limit: Option<u64>) -> usize {
-    match limit {
-        Some(limit) => {
-            let half = usize::try_from(limit / 2).unwrap_or(usize::MAX);
-            DEFAULT_MAX_CONNECTIONS.min(half).max(1)
-        }
-        None => DEFAULT_MAX_CONNECTIONS,
-    }
-}
-
-/// This process's soft limit on open files (unlimited reads as `RLIM_INFINITY`, far above
-/// any cap).
-fn open_file_limit() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit only writes the struct we pass.
-        #[allow(unsafe_code)]
-        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-        if ok {
-            #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every unix
-            return Some(limit.rlim_cur as u64);
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_default_cap_is_half_the_open_file_limit_up_to_1024() {
-        assert_eq!(connection_cap(Some(100)), 50);
-        assert_eq!(connection_cap(Some(2_049)), 1_024);
-        assert_eq!(connection_cap(Some(1_000_000)), DEFAULT_MAX_CONNECTIONS);
-        assert_eq!(connection_cap(Some(u64::MAX)), DEFAULT_MAX_CONNECTIONS);
-        assert_eq!(connection_cap(Some(1)), 1);
-        assert_eq!(connection_cap(Some(0)), 1);
-        assert_eq!(connection_cap(None), DEFAULT_MAX_CONNECTIONS);
-        assert_eq!(default_max_connections(), connection_cap(open_file_limit()));
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn the_open_file_limit_is_the_soft_limit_the_kernel_reports() {
-        let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
-        let line = limits
-            .lines()
-            .find(|line| line.starts_with("Max open files"))
-            .unwrap();
-        let soft = line.split_whitespace().nth(3).unwrap();
-        let expected = match soft {
-            "unlimited" => Some(libc::RLIM_INFINITY),
-            number => number.parse().ok(),
-        };
-        assert_eq!(open_file_limit(), expected, "{line}");
-    }
 
     #[test]
     fn loopback_origins_name_every_loopback_host() {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures::future::BoxFuture;
 
-use super::{Claim, ClaimOutcome, LedgerError, Owner, Recorded, RoundId, RoundLedger};
+use super::contract::{Claim, ClaimOutcome, LedgerError, Owner, Recorded, RoundId, RoundLedger};
 
 /// A ledger in this process's memory: exactly-once rounds for a single instance, and the
 /// ledger of tests. Records are dropped when their token expires.

@@ -7,7 +7,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Script, Value};
 use tokio::sync::OnceCell;
 
-use super::{Claim, ClaimOutcome, LedgerError, Owner, Recorded, RoundId, RoundLedger};
+use super::contract::{Claim, ClaimOutcome, LedgerError, Owner, Recorded, RoundId, RoundLedger};
 
 /// A round ledger in Redis (feature `redis`), for several instances behind a load balancer.
 ///

@@ -12,7 +12,7 @@ use rmcp::model::InputResponses;
 // tokio's clock, not std's: the same instants in production, and a test can pause it.
 use tokio::time::Instant;
 
-use super::{Claim, ClaimOutcome, LedgerError, Owner, RoundId, RoundLedger, digest16};
+use super::contract::{Claim, ClaimOutcome, LedgerError, Owner, RoundId, RoundLedger, digest16};
 use crate::machine::ReplayPolicy;
 use crate::server::errors;
 use crate::token::canonical_json;

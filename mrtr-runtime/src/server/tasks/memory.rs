@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use futures::future::BoxFuture;
 
-use super::{StoredTask, TaskStore, TaskStoreError};
+use super::store::{StoredTask, TaskStore, TaskStoreError};
 
 /// Tasks in this process's memory: for one instance (and tests). Expired tasks are dropped
 /// when a new task is created.

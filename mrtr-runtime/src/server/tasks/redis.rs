@@ -7,7 +7,7 @@ use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::OnceCell;
 
-use super::{StoredTask, TaskStore, TaskStoreError};
+use super::store::{StoredTask, TaskStore, TaskStoreError};
 
 /// A task store in Redis (feature `redis`): any instance answers `tasks/get`,
 /// `tasks/update` and `tasks/cancel` for a task another instance created, and resumes its

@@ -14,7 +14,8 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{StoredTask, TaskSettings, TaskStore};
+use super::settings::TaskSettings;
+use super::store::{StoredTask, TaskStore};
 use crate::machine::{Answers, AppStates, Machine, Resume};
 use crate::server::errors;
 use crate::server::round::{

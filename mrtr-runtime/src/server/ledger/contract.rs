@@ -1,0 +1,225 @@
+//! What a round ledger is: the id of a sealed round, who owns a claim on it, what a
+//! claim finds, and the [`RoundLedger`] trait every ledger implements.
+
+use std::fmt;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use sha2::{Digest, Sha256};
+
+/// Identifies one sealed round: the first 16 bytes of the SHA-256 of its `requestState`.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::RoundId;
+/// let id = RoundId::of_token("mrtr3.abc");
+/// assert_eq!(id, RoundId::of_token("mrtr3.abc"));
+/// assert_ne!(id, RoundId::of_token("mrtr3.abd"));
+/// assert_eq!(id.to_string().len(), 32);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RoundId(pub [u8; 16]);
+
+impl RoundId {
+    /// The id of the round sealed in `token`.
+    pub fn of_token(token: &str) -> Self {
+        RoundId(digest16(token.as_bytes()))
+    }
+}
+
+impl fmt::Display for RoundId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|byte| write!(f, "{byte:02x}"))
+    }
+}
+
+impl fmt::Debug for RoundId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RoundId({self})")
+    }
+}
+
+/// The first 16 bytes of a SHA-256.
+pub(crate) fn digest16(bytes: &[u8]) -> [u8; 16] {
+    let digest = Sha256::digest(bytes);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
+}
+
+/// Who is running a round: random per presentation, so a renewal or record from an
+/// instance that lost its lease is refused.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::Owner;
+/// assert_ne!(Owner::random(), Owner::random());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Owner(pub u128);
+
+impl Owner {
+    /// A fresh random owner id.
+    pub fn random() -> Self {
+        let mut bytes = [0u8; 16];
+        // Without randomness the ids could collide; zero is still a valid (if weak) id and
+        // getrandom does not fail on the platforms we serve from.
+        let _ = getrandom::fill(&mut bytes);
+        Owner(u128::from_le_bytes(bytes))
+    }
+}
+
+/// One presentation of a round, asking to run it.
+///
+/// ```
+/// use std::time::Duration;
+/// use mrtr_runtime::server::ledger::{Claim, Owner, RoundId};
+/// let claim = Claim {
+///     round: RoundId::of_token("mrtr3.abc"),
+///     owner: Owner::random(),
+///     lease: Duration::from_secs(30),
+///     expires_at: 1_900_000_000,
+///     answers: [0; 16],
+///     take_over_expired: true,
+/// };
+/// assert!(claim.take_over_expired);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// The round.
+    pub round: RoundId,
+    /// Who would run it.
+    pub owner: Owner,
+    /// How long the claim holds without a renewal.
+    pub lease: Duration,
+    /// Unix seconds at which the token expires: the record may go then.
+    pub expires_at: u64,
+    /// Digest of the presentation's `inputResponses`: a replay with other answers is
+    /// refused rather than answered with the first answers' outcome.
+    pub answers: [u8; 16],
+    /// Whether a claim whose lease expired (its instance died) may be taken over.
+    pub take_over_expired: bool,
+}
+
+/// What the ledger says about a claim.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::ClaimOutcome;
+/// assert_ne!(ClaimOutcome::Claimed, ClaimOutcome::InProgress);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    /// First presentation: run the round.
+    Claimed,
+    /// The previous owner's lease expired without an outcome: run the round again.
+    TakenOver,
+    /// Another presentation holds a live lease.
+    InProgress,
+    /// The outcome is recorded: answer with it.
+    Recorded(Recorded),
+    /// The previous owner's lease expired without an outcome and taking over was not
+    /// allowed.
+    Abandoned,
+}
+
+/// A round's recorded outcome.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::Recorded;
+/// let recorded = Recorded { answers: [0; 16], response: b"{}".to_vec() };
+/// assert_eq!(recorded.response, b"{}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// Digest of the `inputResponses` the round ran with.
+    pub answers: [u8; 16],
+    /// The response, as the server encoded it.
+    pub response: Vec<u8>,
+}
+
+/// The ledger could not be reached or answered nonsense.
+///
+/// ```
+/// use mrtr_runtime::server::ledger::LedgerError;
+/// let error = LedgerError::new("connection refused");
+/// assert!(error.to_string().contains("connection refused"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("round ledger: {detail}")]
+pub struct LedgerError {
+    detail: String,
+}
+
+impl LedgerError {
+    /// An error with a description.
+    pub fn new(detail: impl Into<String>) -> Self {
+        LedgerError {
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Where rounds are claimed and their outcomes recorded; shared by every instance that
+/// serves the same flows.
+///
+/// Implementations must make [`claim`](Self::claim) atomic: of concurrent claims of one
+/// round, exactly one gets [`ClaimOutcome::Claimed`].
+///
+/// ```
+/// use mrtr_runtime::server::ledger::{MemoryLedger, RoundLedger};
+/// fn takes(_: impl RoundLedger) {}
+/// takes(MemoryLedger::new());
+/// ```
+pub trait RoundLedger: Send + Sync + 'static {
+    /// Claims a round, or says who has it or what it answered.
+    fn claim<'a>(&'a self, claim: &'a Claim) -> BoxFuture<'a, Result<ClaimOutcome, LedgerError>>;
+
+    /// Extends `owner`'s lease; `false` when `owner` no longer holds the round.
+    fn renew<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+
+    /// Records the outcome of `owner`'s run; `false` when `owner` no longer holds the round
+    /// (its lease expired and another presentation took over).
+    fn record<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        response: &'a [u8],
+    ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+}
+
+impl<L: RoundLedger + ?Sized> RoundLedger for std::sync::Arc<L> {
+    fn claim<'a>(&'a self, claim: &'a Claim) -> BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
+        (**self).claim(claim)
+    }
+    fn renew<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        (**self).renew(round, owner, lease)
+    }
+    fn record<'a>(
+        &'a self,
+        round: &'a RoundId,
+        owner: Owner,
+        response: &'a [u8],
+    ) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        (**self).record(round, owner, response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_id_shows_as_the_hex_of_its_digest() {
+        let id = RoundId([0xab; 16]);
+        assert_eq!(id.to_string(), "ab".repeat(16));
+        assert_eq!(format!("{id:?}"), format!("RoundId({})", "ab".repeat(16)));
+    }
+}
