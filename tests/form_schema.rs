@@ -69,7 +69,9 @@ struct Everything {
     ratio: f64,
     #[form(minimum = -1.5)]
     temperature: Option<f32>,
-    /// Ignored: the attribute wins.
+    /// Dry run
+    ///
+    /// Replaced: the attribute's description wins over the doc comment's rest.
     #[form(default = true, description = "Only print the plan")]
     dry_run: bool,
     env: Env,
@@ -126,7 +128,7 @@ fn confirm_schema_is_exactly_the_spec_shape() {
         json!({
             "type": "object",
             "properties": {
-                "apply": {"type": "boolean", "description": "Apply the plan now?"},
+                "apply": {"type": "boolean", "title": "Apply the plan now?"},
                 "reason": {"type": "string", "maxLength": 200}
             },
             "required": ["apply"]
@@ -134,7 +136,7 @@ fn confirm_schema_is_exactly_the_spec_shape() {
     );
     assert_eq!(
         serde_json::to_string(&Confirm::requested_schema()).unwrap(),
-        r#"{"type":"object","properties":{"apply":{"type":"boolean","description":"Apply the plan now?"},"reason":{"type":"string","maxLength":200}},"required":["apply"]}"#
+        r#"{"type":"object","properties":{"apply":{"type":"boolean","title":"Apply the plan now?"},"reason":{"type":"string","maxLength":200}},"required":["apply"]}"#
     );
     let request =
         serde_json::to_value(input::form::<Confirm>("Run step 3?").into_request()).unwrap();
@@ -159,7 +161,7 @@ fn every_type_and_attribute_has_its_exact_wire_shape() {
             "count": {"type": "integer"},
             "ratio": {"type": "number", "minimum": 0.0, "maximum": 1.0, "default": 0.5},
             "temperature": {"type": "number", "minimum": -1.5},
-            "dryRun": {"type": "boolean", "description": "Only print the plan", "default": true},
+            "dryRun": {"type": "boolean", "title": "Dry run", "description": "Only print the plan", "default": true},
             "env": {"type": "string", "enum": ["staging", "prod"]},
             "strategy": {"type": "string", "oneOf": [
                 {"const": "blue-green", "title": "Blue/green"},

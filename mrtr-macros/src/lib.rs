@@ -224,8 +224,8 @@ pub fn resource(
 ///
 /// | key | applies to | schema keyword |
 /// | --- | --- | --- |
-/// | `title = "..."` | every field | `title` |
-/// | `description = "..."` | every field | `description` (default: the field's doc comment) |
+/// | `title = "..."` | every field | `title`, the label hosts put on the input (default: the first paragraph of the field's doc comment) |
+/// | `description = "..."` | every field | `description`, its help text (default: the doc comment's paragraphs after the first; all of it when `title` is given) |
 /// | `default = ...` | every field | `default`: a literal of the field's type; a variant for a choice (`default = Env::Prod`); an array of variants for a multi-select (`default = [Tag::A, Tag::B]`) |
 /// | `format = "email" \| "uri" \| "date" \| "date-time"` | `String` | `format` |
 /// | `min_length = N`, `max_length = N` | `String` | `minLength`, `maxLength` |

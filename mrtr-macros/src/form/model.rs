@@ -280,7 +280,7 @@ fn property(
     errors: &mut Errors,
 ) -> Property {
     let mut title = None;
-    let mut description = doc;
+    let mut description = None;
     let mut raw = Keywords::default();
     for arg in args {
         let key = arg.key.to_string();
@@ -321,6 +321,16 @@ fn property(
             _ => raw.default = Some(arg),
         }
     }
+    // The doc comment's first paragraph labels the field and the rest explains it, unless
+    // `#[form(title = ..)]` names the label: then the whole doc comment explains it.
+    // `#[form(description = ..)]` replaces what the doc comment would explain.
+    let (title, description) = match title {
+        Some(title) => (Some(title), description.or(doc)),
+        None => {
+            let (doc_title, doc_rest) = split_summary(doc);
+            (doc_title, description.or(doc_rest))
+        }
+    };
     Property {
         wire_name,
         field: field.clone(),
@@ -328,6 +338,17 @@ fn property(
         title,
         description,
         kind: kind(field_type, raw, errors),
+    }
+}
+
+/// A reflowed doc comment split into its first paragraph (the summary) and the rest.
+fn split_summary(doc: Option<String>) -> (Option<String>, Option<String>) {
+    match doc {
+        None => (None, None),
+        Some(text) => match text.split_once("\n\n") {
+            Some((summary, rest)) => (Some(summary.to_owned()), Some(rest.to_owned())),
+            None => (Some(text), None),
+        },
     }
 }
 

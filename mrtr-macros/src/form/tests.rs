@@ -19,6 +19,44 @@ fn errors(tokens: proc_macro2::TokenStream) -> Vec<String> {
 }
 
 #[test]
+fn a_doc_comment_gives_the_title_from_its_summary_and_the_description_from_the_rest() {
+    let (model, errors) = model(quote! {
+        struct Order {
+            /// How many?
+            ///
+            /// Up to nine per dish;
+            /// more by phone.
+            quantity: u8,
+            /// Kept whole when the title is named.
+            #[form(title = "Note")]
+            note: String,
+            /// Replaced by the attribute.
+            ///
+            /// This too.
+            #[form(description = "Said here")]
+            more: bool,
+        }
+    });
+    assert!(errors.is_empty(), "{errors:?}");
+    let labels: Vec<(Option<&str>, Option<&str>)> = model
+        .properties
+        .iter()
+        .map(|p| (p.title.as_deref(), p.description.as_deref()))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            (
+                Some("How many?"),
+                Some("Up to nine per dish; more by phone.")
+            ),
+            (Some("Note"), Some("Kept whole when the title is named.")),
+            (Some("Replaced by the attribute."), Some("Said here")),
+        ]
+    );
+}
+
+#[test]
 fn confirm_example_becomes_a_boolean_and_an_optional_bounded_string() {
     let (model, errors) = model(quote! {
         struct Confirm {
@@ -34,7 +72,9 @@ fn confirm_example_becomes_a_boolean_and_an_optional_bounded_string() {
     };
     assert_eq!(apply.wire_name, "apply");
     assert!(apply.required);
-    assert_eq!(apply.description.as_deref(), Some("Apply the plan now?"));
+    // The doc comment's summary labels the field (hosts show `title` on the input).
+    assert_eq!(apply.title.as_deref(), Some("Apply the plan now?"));
+    assert_eq!(apply.description, None);
     assert!(matches!(apply.kind, Kind::Boolean { default: None }));
     assert!(!reason.required);
     assert!(matches!(

@@ -3,7 +3,9 @@
 //! Two readings, because the two places differ: a machine's description is listed as the
 //! author wrote it (line breaks kept, so Markdown lists survive), while a form field's
 //! description is one paragraph per blank-line-separated block (a client shows it next to an
-//! input box, where hard line breaks would be noise).
+//! input box, where hard line breaks would be noise). A form field's doc comment is read
+//! the way rustdoc reads an item's: its first paragraph is the summary, which becomes the
+//! field's `title` (the label hosts put on the input), and the rest its `description`.
 
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
