@@ -24,7 +24,8 @@ use mrtr::client::{HandlerError, InputHandlers, MrtrClient, PendingCall, RoundOb
 use mrtr::machine::{Machine, MachineDescriptor, Run, Step, StepFuture, Suspend};
 use mrtr::server::McpServer;
 use mrtr::server::tasks::{
-    MemoryTaskStore, RedisTaskStore, StoredTask, TaskSettings, TaskStore, TaskStoreError,
+    Admission, Created, MemoryTaskStore, RedisTaskStore, StoredTask, TaskSettings, TaskStore,
+    TaskStoreError,
 };
 use mrtr::token::KeyRing;
 use rmcp::model::{ElicitResult, ElicitationAction, Task, TaskStatus};
@@ -572,7 +573,9 @@ async fn with_redis_another_instance_serves_get_and_update_and_resumes_the_task(
 }
 
 /// What every task store must do, at the edges: a task is gone at its expiry millisecond,
-/// the cap counts live tasks, ids do not collide, and `replace` is a compare-and-swap.
+/// the caps count live tasks (the server's and each owner's), an ended task frees its slot
+/// but stays readable, a round creates one task, ids do not collide, the ended tasks that
+/// expire first make room past the most kept, and `replace` is a compare-and-swap.
 async fn store_contract(store: &dyn TaskStore) {
     // Times are offsets from a real instant a minute ahead: Redis expires keys by its clock.
     let base = std::time::SystemTime::now()
@@ -584,19 +587,36 @@ async fn store_contract(store: &dyn TaskStore) {
         id: id.into(),
         version,
         expires_at_ms: base + expires_at_ms,
+        live: true,
         body: format!("{id} v{version}").into_bytes(),
     };
-    assert!(store.create(&task("a", 1, 1_000), 2, base).await.unwrap());
-    assert!(
-        !store.create(&task("a", 1, 5_000), 2, base).await.unwrap(),
+    let cap = |owner: Option<&str>, round: Option<&str>| Admission {
+        owner: owner.map(str::to_owned),
+        round: round.map(str::to_owned),
+        max_live: 2,
+        max_live_per_owner: 1,
+        max_kept: 3,
+    };
+    let anonymous = cap(None, None);
+    let create = |t: StoredTask, admission: Admission, now: u64| async move {
+        store.create(&t, &admission, base + now).await.unwrap()
+    };
+    assert_eq!(
+        create(task("a", 1, 1_000), anonymous.clone(), 0).await,
+        Created::Created
+    );
+    assert_eq!(
+        create(task("a", 1, 5_000), anonymous.clone(), 0).await,
+        Created::Duplicate,
         "same id twice"
     );
-    assert!(store.create(&task("b", 1, 5_000), 2, base).await.unwrap());
-    assert!(
-        !store
-            .create(&task("c", 1, 5_000), 2, base + 999)
-            .await
-            .unwrap(),
+    assert_eq!(
+        create(task("b", 1, 5_000), anonymous.clone(), 0).await,
+        Created::Created
+    );
+    assert_eq!(
+        create(task("c", 1, 5_000), anonymous.clone(), 999).await,
+        Created::Full,
         "cap of 2 live tasks"
     );
     // Each id reads back its own task until the millisecond it expires.
@@ -616,11 +636,9 @@ async fn store_contract(store: &dyn TaskStore) {
         "gone at its expiry"
     );
     // At 1000 `a` no longer counts against the cap.
-    assert!(
-        store
-            .create(&task("c", 1, 5_000), 2, base + 1_000)
-            .await
-            .unwrap()
+    assert_eq!(
+        create(task("c", 1, 5_500), anonymous.clone(), 1_000).await,
+        Created::Created
     );
     // Compare-and-swap on the version.
     assert!(store.replace(&task("b", 2, 5_000), 1).await.unwrap());
@@ -633,6 +651,55 @@ async fn store_contract(store: &dyn TaskStore) {
         task("b", 2, 5_000)
     );
     assert!(!store.replace(&task("missing", 2, 5_000), 1).await.unwrap());
+    // `b` ends: still readable, no longer live, and its slot is free at once.
+    let mut ended = task("b", 3, 5_000);
+    ended.live = false;
+    assert!(store.replace(&ended, 2).await.unwrap());
+    assert!(store.replace(&task("b", 4, 5_000), 3).await.unwrap());
+    let b = store.load("b", base + 1_000).await.unwrap().unwrap();
+    assert_eq!((b.version, b.live), (4, false), "ended stays ended");
+    // One live slot is free (c holds the other): an owner takes it, once.
+    assert_eq!(
+        create(task("d", 1, 6_000), cap(Some("o1"), Some("r1")), 1_000).await,
+        Created::Created
+    );
+    assert_eq!(
+        create(task("e", 1, 6_000), anonymous.clone(), 1_000).await,
+        Created::Full
+    );
+    // The same round gets its task back, whoever asks and whatever the caps.
+    assert_eq!(
+        create(task("e", 1, 6_000), cap(Some("o1"), Some("r1")), 1_000).await,
+        Created::Existing("d".into())
+    );
+    // `c` ends: o1 is at its own quota, another owner is not.
+    let mut c_ended = task("c", 2, 5_500);
+    c_ended.live = false;
+    assert!(store.replace(&c_ended, 1).await.unwrap());
+    assert_eq!(
+        create(task("e", 1, 6_000), cap(Some("o1"), None), 1_000).await,
+        Created::OwnerFull
+    );
+    // Three kept (b, c ended; d live): a fourth record drops the ended `b`, which expires
+    // before `c`.
+    assert_eq!(
+        create(task("e", 1, 6_000), cap(Some("o2"), None), 1_000).await,
+        Created::Created
+    );
+    assert_eq!(
+        store.load("b", base + 1_000).await.unwrap(),
+        None,
+        "b dropped"
+    );
+    assert!(
+        store.load("c", base + 1_000).await.unwrap().is_some(),
+        "c kept"
+    );
+    // The round's task expires with it; the round may create a task again.
+    assert_eq!(
+        create(task("f", 1, 9_000), cap(Some("o3"), Some("r1")), 6_000).await,
+        Created::Created
+    );
 }
 
 #[tokio::test]
@@ -674,10 +741,10 @@ impl TaskStore for VersionChecked {
     fn create<'a>(
         &'a self,
         task: &'a StoredTask,
-        max_live: usize,
+        admission: &'a Admission,
         now_ms: u64,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        self.inner.create(task, max_live, now_ms)
+    ) -> BoxFuture<'a, Result<Created, TaskStoreError>> {
+        self.inner.create(task, admission, now_ms)
     }
     fn load<'a>(
         &'a self,

@@ -215,6 +215,54 @@ pub(crate) fn unparsable_params(method: &str, params: Option<&Value>) -> Option<
     ))
 }
 
+/// The methods of the tasks extension whose params [`unparsable_task_params`] checks.
+pub(crate) const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+
+/// `-32602` for a `tasks/get`, `tasks/update` or `tasks/cancel` whose params do not parse
+/// (rmcp hands those to `on_custom_request`); `None` for any other method. The message and
+/// `data.field` name the missing or invalid field.
+pub(crate) fn unparsable_task_params(method: &str, params: Option<&Value>) -> Option<ErrorData> {
+    if !TASK_METHODS.contains(&method) {
+        return None;
+    }
+    let kind = |value: &Value| match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    let (field, problem) = match params {
+        None | Some(Value::Null) => (
+            "taskId",
+            "is missing (the request has no params)".to_owned(),
+        ),
+        Some(Value::Object(params)) => match params.get("taskId") {
+            None => ("taskId", "is missing".to_owned()),
+            Some(Value::String(_)) => match (method, params.get("inputResponses")) {
+                ("tasks/update", None) => ("inputResponses", "is missing".to_owned()),
+                ("tasks/update", Some(value)) if !value.is_object() => (
+                    "inputResponses",
+                    format!("must be an object of answers by key, not {}", kind(value)),
+                ),
+                _ => match params.get("_meta") {
+                    Some(value) if !value.is_object() && !value.is_null() => {
+                        ("_meta", format!("must be an object, not {}", kind(value)))
+                    }
+                    _ => ("params", "do not match the method".to_owned()),
+                },
+            },
+            Some(value) => ("taskId", format!("must be a string, not {}", kind(value))),
+        },
+        Some(value) => ("params", format!("must be an object, not {}", kind(value))),
+    };
+    Some(ErrorData::invalid_params(
+        format!("invalid {method} params: `{field}` {problem}"),
+        Some(serde_json::json!({ "field": field })),
+    ))
+}
+
 /// `-32602` for a call whose next state would exceed the size cap: it grew from the
 /// client's arguments or answers. Logged at WARN at most once a minute per process, with
 /// the count of the ones skipped.
@@ -320,8 +368,21 @@ pub(crate) const TASK_STORE_UNAVAILABLE: i32 = -32054;
 pub(crate) fn too_many_tasks(limit: usize) -> ErrorData {
     server_error(
         TOO_MANY_TASKS,
-        "the server holds as many live tasks as it allows; retry later",
+        "the server holds as many live tasks as it allows (`max_live_tasks`); retry later",
         serde_json::json!({ "retryable": true, "maxLiveTasks": limit }),
+    )
+}
+
+/// `-32053`: the caller's own quota of live tasks is reached, so no task was created; it
+/// frees as the caller's tasks end (complete, fail, or `tasks/cancel`).
+pub(crate) fn too_many_tasks_for_principal(limit: usize) -> ErrorData {
+    server_error(
+        TOO_MANY_TASKS,
+        &format!(
+            "you hold {limit} live tasks, this server's limit per principal \
+             (`max_live_tasks_per_principal`); retry once one of them ends, or cancel one"
+        ),
+        serde_json::json!({ "retryable": true, "maxLiveTasksPerPrincipal": limit }),
     )
 }
 
@@ -460,6 +521,12 @@ mod tests {
                 -32053,
                 "retry later",
                 Some(json!({"retryable": true, "maxLiveTasks": 7})),
+            ),
+            (
+                too_many_tasks_for_principal(3),
+                -32053,
+                "you hold 3 live tasks, this server's limit per principal (`max_live_tasks_per_principal`)",
+                Some(json!({"retryable": true, "maxLiveTasksPerPrincipal": 3})),
             ),
             (
                 task_store_unavailable(),

@@ -394,6 +394,14 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         if let Some(error) = errors::unparsable_params(&request.method, request.params.as_ref()) {
             return Err(error);
         }
+        // The same for the tasks extension's methods, when this server serves tasks
+        // (without them, `tasks/*` is a method this server does not have, as rmcp says).
+        if self.inner.tasks.is_some()
+            && let Some(error) =
+                errors::unparsable_task_params(&request.method, request.params.as_ref())
+        {
+            return Err(error);
+        }
         self.inner
             .fallback
             .on_custom_request(request, context)

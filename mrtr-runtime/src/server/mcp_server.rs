@@ -204,6 +204,10 @@ impl<F> McpServer<F> {
         let arguments = arguments.unwrap_or_default();
         let caller = self.caller(context);
         let task_caller = caller.clone();
+        // The round a hand-off continues: a re-sent round finds the task it created.
+        let round = request_state
+            .as_deref()
+            .map(|token| crate::server::ledger::RoundId::of_token(token).to_string());
         let request = MrtrRequest {
             arguments: &arguments,
             input_responses,
@@ -239,6 +243,7 @@ impl<F> McpServer<F> {
                                     arguments.clone(),
                                     capabilities,
                                     principal,
+                                    round.clone(),
                                 )
                                 .await;
                             Err(created.map(RoundReply::Task))

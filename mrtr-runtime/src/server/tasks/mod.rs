@@ -44,6 +44,6 @@ pub use memory::MemoryTaskStore;
 pub use redis::RedisTaskStore;
 pub(crate) use runner::Tasks;
 pub use settings::TaskSettings;
-pub use store::{StoredTask, TaskStore, TaskStoreError};
+pub use store::{Admission, Created, StoredTask, TaskStore, TaskStoreError};
 
 pub use crate::machine::TaskSupport;

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::settings::TaskSettings;
-use super::store::{StoredTask, TaskStore};
+use super::store::{Admission, Created, StoredTask, TaskStore};
 use crate::machine::{Answers, AppStates, Machine, Resume};
 use crate::server::errors;
 use crate::server::round::{
@@ -134,6 +134,8 @@ impl Tasks {
 
     /// Creates a task for a call whose MRTR phase ended in `handoff`, and starts its run.
     /// The task is in the store before this returns, so `tasks/get` finds it at once.
+    /// `round`: the id of the round that handed off, when it came from a `requestState`;
+    /// the same round re-sent gets the task it created, and nothing runs again.
     pub(crate) async fn create(
         self: &Arc<Self>,
         machine: ToolMachine,
@@ -141,6 +143,7 @@ impl Tasks {
         arguments: JsonObject,
         capabilities: ClientCapabilities,
         principal: Option<String>,
+        round: Option<String>,
     ) -> Result<CreateTaskResult, ErrorData> {
         let now = now_ms();
         let descriptor = machine.descriptor();
@@ -165,15 +168,26 @@ impl Tasks {
             id: id.clone(),
             version: 1,
             expires_at_ms: now.saturating_add(body.ttl_ms),
+            live: true,
             body: encode(&body)?,
         };
-        match self
-            .store
-            .create(&stored, self.settings.max_live(), now)
-            .await
-        {
-            Ok(true) => {}
-            Ok(false) => return Err(errors::too_many_tasks(self.settings.max_live())),
+        let admission = Admission {
+            owner: principal.as_deref().map(owner_of),
+            round,
+            max_live: self.settings.max_live(),
+            max_live_per_owner: self.settings.max_live_per_principal(),
+            max_kept: self.settings.max_kept(),
+        };
+        match self.store.create(&stored, &admission, now).await {
+            Ok(Created::Created) => {}
+            Ok(Created::Existing(existing)) => return self.existing(&existing, &principal).await,
+            Ok(Created::Full) => return Err(errors::too_many_tasks(self.settings.max_live())),
+            Ok(Created::OwnerFull) => {
+                return Err(errors::too_many_tasks_for_principal(
+                    self.settings.max_live_per_principal(),
+                ));
+            }
+            Ok(Created::Duplicate) => return Err(errors::internal("a new task id was taken")),
             Err(error) => {
                 tracing::warn!(%error, "cannot create a task");
                 return Err(errors::task_store_unavailable());
@@ -207,6 +221,23 @@ impl Tasks {
             },
         );
         Ok(CreateTaskResult::new(task))
+    }
+
+    /// The task a re-sent round created already, as its creation answered it (with its
+    /// status now).
+    async fn existing(
+        &self,
+        id: &str,
+        principal: &Option<String>,
+    ) -> Result<CreateTaskResult, ErrorData> {
+        match self.load(id).await? {
+            Some((_, body)) if body.principal == *principal => {
+                Ok(CreateTaskResult::new(self.task_of(id, &body)))
+            }
+            // Expired (or dropped) between the store's answer and this read: a retry
+            // creates the task afresh.
+            _ => Err(errors::task_store_unavailable()),
+        }
     }
 
     /// `tasks/get`.
@@ -559,6 +590,8 @@ impl Tasks {
                 id: stored.id.clone(),
                 version: stored.version + 1,
                 expires_at_ms: stored.expires_at_ms,
+                // An ended task frees its slot in the same write that ends it.
+                live: stored.live && !body.status.is_terminal(),
                 body: encode(&body)?,
             };
             match self.store.replace(&next, stored.version).await {
@@ -604,6 +637,14 @@ fn new_task_id() -> Result<String, ErrorData> {
     getrandom::fill(&mut bytes)
         .map_err(|e| errors::internal(&format!("no randomness for a task id: {e}")))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whose quota a principal's tasks count against: a digest of the principal (hex), so a
+/// store's keys never carry the principal itself.
+fn owner_of(principal: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(principal.as_bytes());
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn now_ms() -> u64 {

@@ -1,9 +1,21 @@
-//! How long tasks live, how many may be live, and how often their runners look for a
-//! cancel.
+//! How long tasks live, how many may be live (on the server and per principal), how many
+//! are kept, and how often their runners look for a cancel.
 
 use std::time::Duration;
 
 /// Lifetimes and limits of tasks.
+///
+/// | Knob | Default | What it bounds |
+/// |---|---|---|
+/// | [`ttl`](Self::ttl) | 1 hour | how long a task (live or ended) stays readable |
+/// | [`max_live_tasks`](Self::max_live_tasks) | 1000 | live tasks on the server, all principals together |
+/// | [`max_live_tasks_per_principal`](Self::max_live_tasks_per_principal) | 100 | live tasks of one principal (anonymous callers: the server-wide cap only) |
+/// | [`max_kept_tasks`](Self::max_kept_tasks) | 4000 | tasks kept, live or ended; past it the ended ones that expire first are dropped early |
+/// | [`poll_interval`](Self::poll_interval) | 500 ms | the `pollIntervalMs` suggested to clients |
+/// | [`cancel_check`](Self::cancel_check) | 1 s | how often a run looks for a cancel served elsewhere |
+///
+/// A task is *live* from its creation until it completes, fails or is cancelled: then it
+/// frees its slot at once, and its record stays readable by `tasks/get` until the TTL.
 ///
 /// ```
 /// use std::time::Duration;
@@ -15,6 +27,8 @@ use std::time::Duration;
 pub struct TaskSettings {
     ttl: Duration,
     max_live: usize,
+    max_live_per_principal: usize,
+    max_kept: usize,
     poll_interval: Duration,
     pub(super) cancel_check: Duration,
 }
@@ -24,6 +38,8 @@ impl Default for TaskSettings {
         TaskSettings {
             ttl: Duration::from_secs(3600),
             max_live: 1000,
+            max_live_per_principal: 100,
+            max_kept: 4000,
             poll_interval: Duration::from_millis(500),
             cancel_check: Duration::from_secs(1),
         }
@@ -44,8 +60,9 @@ impl TaskSettings {
         self
     }
 
-    /// The most unexpired tasks (running, waiting or finished) the store may hold for this
-    /// server (default 1000); past it `tools/call` answers the retryable `-32053`.
+    /// The most live tasks (working or waiting on input) the store may hold for this server,
+    /// all principals together (default 1000); past it `tools/call` answers the retryable
+    /// `-32053` naming `max_live_tasks`. A completed, failed or cancelled task does not count.
     ///
     /// ```
     /// # use mrtr_runtime::server::tasks::TaskSettings;
@@ -53,6 +70,40 @@ impl TaskSettings {
     /// ```
     pub fn max_live_tasks(mut self, max: usize) -> Self {
         self.max_live = max;
+        self
+    }
+
+    /// The most live tasks one principal may hold (default 100), beside
+    /// [`max_live_tasks`](Self::max_live_tasks), so one principal cannot take every slot;
+    /// past it that principal's `tools/call` answers `-32053` naming
+    /// `max_live_tasks_per_principal` (retryable once one of its own tasks ends; other
+    /// principals are not affected). Anonymous callers (no principal) share one principal
+    /// and can read each other's tasks, so this quota does not apply to them: they are held
+    /// to `max_live_tasks` only.
+    ///
+    /// ```
+    /// # use mrtr_runtime::server::tasks::TaskSettings;
+    /// let s = TaskSettings::default().max_live_tasks_per_principal(5);
+    /// assert_eq!(s.max_live_per_principal(), 5);
+    /// ```
+    pub fn max_live_tasks_per_principal(mut self, max: usize) -> Self {
+        self.max_live_per_principal = max;
+        self
+    }
+
+    /// The most tasks the store keeps, live or ended (default 4000, never fewer than
+    /// [`max_live_tasks`](Self::max_live_tasks)): ended tasks free their slot at once but
+    /// stay readable until the TTL, and this bounds how many; past it, creating a task drops
+    /// the ended tasks that expire first (their `tasks/get` then answers as for an unknown
+    /// task).
+    ///
+    /// ```
+    /// # use mrtr_runtime::server::tasks::TaskSettings;
+    /// let s = TaskSettings::default().max_live_tasks(10).max_kept_tasks(5);
+    /// assert_eq!(s.max_kept(), 10);
+    /// ```
+    pub fn max_kept_tasks(mut self, max: usize) -> Self {
+        self.max_kept = max;
         self
     }
 
@@ -101,6 +152,26 @@ impl TaskSettings {
         self.max_live
     }
 
+    /// The quota of live tasks per principal.
+    ///
+    /// ```
+    /// # use mrtr_runtime::server::tasks::TaskSettings;
+    /// assert_eq!(TaskSettings::default().max_live_per_principal(), 100);
+    /// ```
+    pub fn max_live_per_principal(&self) -> usize {
+        self.max_live_per_principal
+    }
+
+    /// The most tasks kept, live or ended (at least [`max_live`](Self::max_live)).
+    ///
+    /// ```
+    /// # use mrtr_runtime::server::tasks::TaskSettings;
+    /// assert_eq!(TaskSettings::default().max_kept(), 4000);
+    /// ```
+    pub fn max_kept(&self) -> usize {
+        self.max_kept.max(self.max_live)
+    }
+
     /// The suggested polling interval in milliseconds.
     ///
     /// ```
@@ -140,9 +211,11 @@ mod tests {
             (
                 defaults.ttl_ms(),
                 defaults.max_live(),
+                defaults.max_live_per_principal(),
+                defaults.max_kept(),
                 defaults.poll_interval_ms()
             ),
-            (3_600_000, 1000, 500)
+            (3_600_000, 1000, 100, 4000, 500)
         );
         assert_eq!(defaults.cancel_check, Duration::from_secs(1));
     }
