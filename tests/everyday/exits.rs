@@ -195,3 +195,92 @@ ready! {
         assert_eq!(runs[2].err(), "not a number: invalid digit found in string");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Class 2: an early exit after a suspension keeps nothing of the other path.
+
+ready! {
+    everyday! {
+        async fn quick_or_asked(quick: bool) -> Result<String, NotAccepted> {
+            let started = std::time::Instant::now();
+            if !quick {
+                let answer = ask!(text("Answer?")).accepted()?;
+                return Ok(answer);
+            }
+            let took = started.elapsed();
+            Ok(format!("quick: {}", took.as_secs() < 60))
+        }
+    }
+
+    #[tokio::test]
+    async fn quick_or_asked_returns_after_the_question() {
+        let scripts = [Script::accept("asked").texts(["hello"]), Script::accept("declined").decline_at(0)];
+        let runs = check(&quick_or_asked::quick_or_asked, json!({"quick": false}), || quick_or_asked::plain(false), &scripts).await;
+        assert_eq!(runs[0].ok(), "hello");
+        assert_eq!(runs[1].err(), "the user declined");
+        let quick = check(&quick_or_asked::quick_or_asked, json!({"quick": true}), || quick_or_asked::plain(true), &[Script::accept("quick")]).await;
+        assert_eq!(quick[0].ok(), "quick: true");
+    }
+}
+
+ready! {
+    everyday! {
+        async fn review_lines(lines: Vec<String>) -> Result<String, NotAccepted> {
+            let mut kept = Vec::new();
+            for line in lines {
+                let clock = std::time::Instant::now();
+                if line.starts_with('?') {
+                    let keep = ask!(confirm(format!("Keep `{line}`?"))).accepted()?;
+                    if keep {
+                        kept.push(line);
+                    }
+                    continue;
+                }
+                let fast = clock.elapsed().as_secs() < 60;
+                kept.push(format!("{line} (fast={fast})"));
+            }
+            Ok(kept.join("; "))
+        }
+    }
+
+    #[tokio::test]
+    async fn review_lines_continues_after_the_question() {
+        let lines = || vec!["a".to_string(), "?b".to_string(), "c".to_string(), "?d".to_string()];
+        let scripts = [Script::accept("all"), Script::accept("none").confirm(false), Script::accept("cancel").cancel_at(1)];
+        let runs = check(&review_lines::review_lines, json!({"lines": lines()}), || review_lines::plain(lines()), &scripts).await;
+        assert_eq!(runs[0].ok(), "a (fast=true); ?b; c (fast=true); ?d");
+        assert_eq!(runs[1].ok(), "a (fast=true); c (fast=true)");
+        assert_eq!(runs[2].err(), "the user cancelled");
+    }
+}
+
+ready! {
+    everyday! {
+        async fn first_flagged(count: u32) -> Result<String, NotAccepted> {
+            let mut index = 0u32;
+            let note = loop {
+                // 100 KB, used only when the item is not flagged: never sealed.
+                let padding = "x".repeat(100_000);
+                index += 1;
+                if index % 3 == 0 {
+                    let note = ask!(text(format!("Note for item {index}?"))).accepted()?;
+                    break note;
+                }
+                if index >= count {
+                    break format!("none flagged ({} bytes of padding)", padding.len());
+                }
+            };
+            Ok(format!("{index}: {note}"))
+        }
+    }
+
+    #[tokio::test]
+    async fn first_flagged_breaks_after_the_question() {
+        let scripts = [Script::accept("noted").texts(["ship it"]), Script::accept("declined").decline_at(0)];
+        let runs = check(&first_flagged::first_flagged, json!({"count": 5}), || first_flagged::plain(5), &scripts).await;
+        assert_eq!(runs[0].ok(), "3: ship it");
+        assert_eq!(runs[1].err(), "the user declined");
+        let short = check(&first_flagged::first_flagged, json!({"count": 2}), || first_flagged::plain(2), &[Script::accept("short")]).await;
+        assert_eq!(short[0].ok(), "2: none flagged (100000 bytes of padding)");
+    }
+}
