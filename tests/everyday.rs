@@ -19,6 +19,7 @@ mod everyday {
     mod app_state; // 5. application state (`State<T>`)
     mod dtos; // 4. DTO structs from other crates (`AsJson<T>`) and serde-derived DTOs
     mod errors; // 6. error paths
+    mod exits; // 8. exits from other macros' expansions (`bail!`, `ensure!`, `macro_rules!`) and early exits after a suspension
     mod literals; // 3. string literals kept across a suspension
     mod loops; // 1. loops over borrowed iterators
     mod maps; // 2. HashMap / HashSet / BTreeMap across a suspension

@@ -2,8 +2,10 @@
 //! Not a public API: names here change without notice.
 #![allow(missing_docs)]
 
+mod exit;
 mod form_schema;
 mod loops;
+pub use exit::*;
 pub use form_schema::*;
 pub use loops::*;
 

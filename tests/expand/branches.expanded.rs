@@ -139,6 +139,7 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
+        type __MrtrExit = ::mrtr::__private::PlainExit<String>;
         const __MRTR_LITERALS: &[&str] = &[
             "Detail?",
             "Which?",
@@ -215,96 +216,233 @@ const _: () = {
                 }
             }
         }
-        '__mrtr_dispatch: loop {
-            match __mrtr_flow {
+        let __mrtr_flow_type = ::mrtr::__private::flow_type(&__mrtr_flow);
+        loop {
+            let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut topic } => {
-                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
-                        ::mrtr::__private::builders::choice("Which?", ["a", "b"]),
-                    );
-                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
-                            &mut __mrtr_slot,
-                            __MrtrState::S0 {
-                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                                    ::mrtr::__private::builders::choice("Which?", ["a", "b"]),
+                                );
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Suspend(
+                                        match (match ::mrtr::__private::suspend_with(
+                                            &mut __mrtr_slot,
+                                            __MrtrState::S0 {
+                                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                                            },
+                                            __MRTR_LITERALS,
+                                        ) {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        })
+                                            .ask("ask_0", __mrtr_in0)
+                                        {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        },
+                                    ),
+                                );
                             },
-                            __MRTR_LITERALS,
-                        )?
-                        .ask("ask_0", __mrtr_in0)?;
-                    return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
-                    );
+                        )
+                        .await
                 }
                 __MrtrFlow::B1 { v0: mut topic, v2: mut __mrtr_t2 } => {
-                    match __mrtr_t2 {
-                        Elicited::Accept(choice) => {
-                            let __mrtr_t1 = choice;
-                            __mrtr_flow = __MrtrFlow::B2 {
-                                v0: topic,
-                                v1: __mrtr_t1,
-                            };
-                            continue '__mrtr_dispatch;
-                        }
-                        _ => {
-                            let __mrtr_t1 = return ::core::result::Result::Ok(
-                                ::mrtr::__private::Step::Done("none".to_string()),
-                            );
-                            __mrtr_flow = __MrtrFlow::B2 {
-                                v0: topic,
-                                v1: __mrtr_t1,
-                            };
-                            continue '__mrtr_dispatch;
-                        }
-                    }
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                match __mrtr_t2 {
+                                    Elicited::Accept(choice) => {
+                                        let __mrtr_t1 = choice;
+                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
+                                                v0: topic,
+                                                v1: __mrtr_t1,
+                                            }),
+                                        );
+                                    }
+                                    _ => {
+                                        let __mrtr_t1 = return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                            "none".to_string(),
+                                        );
+                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
+                                                v0: topic,
+                                                v1: __mrtr_t1,
+                                            }),
+                                        );
+                                    }
+                                }
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B2 { v0: mut topic, v1: mut __mrtr_t1 } => {
-                    let choice = __mrtr_t1;
-                    if choice == "a" {
-                        __mrtr_flow = __MrtrFlow::B4 { v0: topic };
-                        continue '__mrtr_dispatch;
-                    } else {
-                        let __mrtr_t4 = { choice };
-                        __mrtr_flow = __MrtrFlow::B3 {
-                            v0: topic,
-                            v4: __mrtr_t4,
-                        };
-                        continue '__mrtr_dispatch;
-                    }
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let choice = __mrtr_t1;
+                                if choice == "a" {
+                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B4 {
+                                            v0: topic,
+                                        }),
+                                    );
+                                } else {
+                                    let __mrtr_t4 = { choice };
+                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
+                                            v0: topic,
+                                            v4: __mrtr_t4,
+                                        }),
+                                    );
+                                }
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B3 { v0: mut topic, v4: mut __mrtr_t4 } => {
-                    let choice = __mrtr_t4;
-                    return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Done(format!("{topic}: {choice}")),
-                    );
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let choice = __mrtr_t4;
+                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                    format!("{topic}: {choice}"),
+                                );
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B4 { v0: mut topic } => {
-                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
-                        ::mrtr::__private::builders::text("Detail?"),
-                    );
-                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
-                            &mut __mrtr_slot,
-                            __MrtrState::S1 {
-                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                                    ::mrtr::__private::builders::text("Detail?"),
+                                );
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Suspend(
+                                        match (match ::mrtr::__private::suspend_with(
+                                            &mut __mrtr_slot,
+                                            __MrtrState::S1 {
+                                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                                            },
+                                            __MRTR_LITERALS,
+                                        ) {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        })
+                                            .ask("detail", __mrtr_in0)
+                                        {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        },
+                                    ),
+                                );
                             },
-                            __MRTR_LITERALS,
-                        )?
-                        .ask("detail", __mrtr_in0)?;
+                        )
+                        .await
+                }
+                __MrtrFlow::B5 { v0: mut topic, v5: mut __mrtr_t5 } => {
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let __mrtr_t4 = __mrtr_t5.ok().unwrap_or_default();
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B6 {
+                                        v0: topic,
+                                        v4: __mrtr_t4,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
+                }
+                __MrtrFlow::B6 { v0: mut topic, v4: mut __mrtr_t4 } => {
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
+                                        v0: topic,
+                                        v4: __mrtr_t4,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
+                }
+            };
+            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+                ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
+                    __mrtr_flow = __mrtr_next;
+                }
+                ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Done(__mrtr_value),
+                    );
+                }
+                ::mrtr::__private::BlockEnd::Suspend(__mrtr_suspend) => {
                     return ::core::result::Result::Ok(
                         ::mrtr::__private::Step::Suspend(__mrtr_suspend),
                     );
                 }
-                __MrtrFlow::B5 { v0: mut topic, v5: mut __mrtr_t5 } => {
-                    let __mrtr_t4 = __mrtr_t5.ok().unwrap_or_default();
-                    __mrtr_flow = __MrtrFlow::B6 {
-                        v0: topic,
-                        v4: __mrtr_t4,
-                    };
-                    continue '__mrtr_dispatch;
-                }
-                __MrtrFlow::B6 { v0: mut topic, v4: mut __mrtr_t4 } => {
-                    __mrtr_flow = __MrtrFlow::B3 {
-                        v0: topic,
-                        v4: __mrtr_t4,
-                    };
-                    continue '__mrtr_dispatch;
+                ::mrtr::__private::BlockEnd::Fail(__mrtr_error) => {
+                    return ::core::result::Result::Err(__mrtr_error);
                 }
             }
         }

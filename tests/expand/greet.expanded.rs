@@ -110,6 +110,7 @@ const _: () = {
         ::mrtr::__private::Step<Result<String, ToolError>>,
         ::mrtr::__private::StepError,
     > {
+        type __MrtrExit = ::mrtr::__private::ResultExit<Result<String, ToolError>>;
         const __MRTR_LITERALS: &[&str] = &["Your name?", "{greeting}, {name}!"];
         enum __MrtrFlow<T0, T1> {
             B0 { v0: T0 },
@@ -161,42 +162,101 @@ const _: () = {
                 }
             }
         }
-        '__mrtr_dispatch: loop {
-            match __mrtr_flow {
+        let __mrtr_flow_type = ::mrtr::__private::flow_type(&__mrtr_flow);
+        loop {
+            let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut greeting } => {
-                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
-                        ::mrtr::__private::builders::text("Your name?"),
-                    );
-                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
-                            &mut __mrtr_slot,
-                            __MrtrState::S0 {
-                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                                    ::mrtr::__private::builders::text("Your name?"),
+                                );
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Suspend(
+                                        match (match ::mrtr::__private::suspend_with(
+                                            &mut __mrtr_slot,
+                                            __MrtrState::S0 {
+                                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                                            },
+                                            __MRTR_LITERALS,
+                                        ) {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        })
+                                            .ask("ask_0", __mrtr_in0)
+                                        {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        },
+                                    ),
+                                );
                             },
-                            __MRTR_LITERALS,
-                        )?
-                        .ask("ask_0", __mrtr_in0)?;
+                        )
+                        .await
+                }
+                __MrtrFlow::B1 { v0: mut greeting, v1: mut __mrtr_t1 } => {
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let name = (match ::mrtr::__private::Branch::branch(
+                                    __mrtr_t1.accepted(),
+                                ) {
+                                    ::core::ops::ControlFlow::Continue(__mrtr_value) => {
+                                        __mrtr_value
+                                    }
+                                    ::core::ops::ControlFlow::Break(__mrtr_residual) => {
+                                        return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                            ::mrtr::__private::FromResidual::from_residual(
+                                                __mrtr_residual,
+                                            ),
+                                        );
+                                    }
+                                });
+                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                    Ok(format!("{greeting}, {name}!")),
+                                );
+                            },
+                        )
+                        .await
+                }
+            };
+            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+                ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
+                    __mrtr_flow = __mrtr_next;
+                }
+                ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Done(__mrtr_value),
+                    );
+                }
+                ::mrtr::__private::BlockEnd::Suspend(__mrtr_suspend) => {
                     return ::core::result::Result::Ok(
                         ::mrtr::__private::Step::Suspend(__mrtr_suspend),
                     );
                 }
-                __MrtrFlow::B1 { v0: mut greeting, v1: mut __mrtr_t1 } => {
-                    let name = (match ::mrtr::__private::Branch::branch(
-                        __mrtr_t1.accepted(),
-                    ) {
-                        ::core::ops::ControlFlow::Continue(__mrtr_value) => __mrtr_value,
-                        ::core::ops::ControlFlow::Break(__mrtr_residual) => {
-                            return ::core::result::Result::Ok(
-                                ::mrtr::__private::Step::Done(
-                                    ::mrtr::__private::FromResidual::from_residual(
-                                        __mrtr_residual,
-                                    ),
-                                ),
-                            );
-                        }
-                    });
-                    return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Done(Ok(format!("{greeting}, {name}!"))),
-                    );
+                ::mrtr::__private::BlockEnd::Fail(__mrtr_error) => {
+                    return ::core::result::Result::Err(__mrtr_error);
                 }
             }
         }

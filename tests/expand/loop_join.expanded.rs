@@ -152,6 +152,7 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
+        type __MrtrExit = ::mrtr::__private::PlainExit<String>;
         const __MRTR_LITERALS: &[&str] = &[
             ",",
             "Answer {i}?",
@@ -243,111 +244,260 @@ const _: () = {
                 }
             }
         }
-        '__mrtr_dispatch: loop {
-            match __mrtr_flow {
+        let __mrtr_flow_type = ::mrtr::__private::flow_type(&__mrtr_flow);
+        loop {
+            let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut count } => {
-                    let mut answers = Vec::new();
-                    let mut __mrtr_t2 = {
-                        #[allow(unused_imports)]
-                        use ::mrtr::__private::{ViaCollect as _, ViaStateIter as _};
-                        (&&::mrtr::__private::Probe::new(0..count)).into_stored()
-                    };
-                    __mrtr_flow = __MrtrFlow::B1 {
-                        v1: answers,
-                        v2: __mrtr_t2,
-                    };
-                    continue '__mrtr_dispatch;
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let mut answers = Vec::new();
+                                let mut __mrtr_t2 = {
+                                    #[allow(unused_imports)]
+                                    use ::mrtr::__private::{ViaCollect as _, ViaStateIter as _};
+                                    (&&::mrtr::__private::Probe::new(0..count)).into_stored()
+                                };
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
+                                        v1: answers,
+                                        v2: __mrtr_t2,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B1 { v1: mut answers, v2: mut __mrtr_t2 } => {
-                    let __mrtr_next = ::core::iter::Iterator::next(&mut __mrtr_t2);
-                    match __mrtr_next {
-                        ::core::option::Option::Some(i) => {
-                            __mrtr_flow = __MrtrFlow::B2 {
-                                v1: answers,
-                                v2: __mrtr_t2,
-                                v3: i,
-                            };
-                            continue '__mrtr_dispatch;
-                        }
-                        ::core::option::Option::None => {
-                            __mrtr_flow = __MrtrFlow::B3 { v1: answers };
-                            continue '__mrtr_dispatch;
-                        }
-                    }
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let __mrtr_next = ::core::iter::Iterator::next(
+                                    &mut __mrtr_t2,
+                                );
+                                match __mrtr_next {
+                                    ::core::option::Option::Some(i) => {
+                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
+                                                v1: answers,
+                                                v2: __mrtr_t2,
+                                                v3: i,
+                                            }),
+                                        );
+                                    }
+                                    ::core::option::Option::None => {
+                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
+                                                v1: answers,
+                                            }),
+                                        );
+                                    }
+                                }
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B2 { v1: mut answers, v2: mut __mrtr_t2, v3: mut i } => {
-                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
-                        ::mrtr::__private::builders::text(format!("Answer {i}?")),
-                    );
-                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
-                            &mut __mrtr_slot,
-                            __MrtrState::S0 {
-                                v1: ::mrtr::__private::kept(answers),
-                                v2: ::mrtr::__private::kept(__mrtr_t2),
-                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                                    ::mrtr::__private::builders::text(format!("Answer {i}?")),
+                                );
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Suspend(
+                                        match (match ::mrtr::__private::suspend_with(
+                                            &mut __mrtr_slot,
+                                            __MrtrState::S0 {
+                                                v1: ::mrtr::__private::kept(answers),
+                                                v2: ::mrtr::__private::kept(__mrtr_t2),
+                                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                                            },
+                                            __MRTR_LITERALS,
+                                        ) {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        })
+                                            .ask("ask_0", __mrtr_in0)
+                                        {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        },
+                                    ),
+                                );
                             },
-                            __MRTR_LITERALS,
-                        )?
-                        .ask("ask_0", __mrtr_in0)?;
-                    return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
-                    );
+                        )
+                        .await
                 }
                 __MrtrFlow::B3 { v1: mut answers } => {
-                    let __mrtr_in0 = ::mrtr::__private::sample_input(
-                        ::mrtr::__private::builders::prompt("Summarize"),
-                    );
-                    let __mrtr_in1 = ::mrtr::__private::builders::roots();
-                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
-                            &mut __mrtr_slot,
-                            __MrtrState::S1 {
-                                v1: ::mrtr::__private::kept(answers),
-                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
-                                o1: ::mrtr::__private::outcome_marker(&__mrtr_in1),
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let __mrtr_in0 = ::mrtr::__private::sample_input(
+                                    ::mrtr::__private::builders::prompt("Summarize"),
+                                );
+                                let __mrtr_in1 = ::mrtr::__private::builders::roots();
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Suspend(
+                                        match (match (match ::mrtr::__private::suspend_with(
+                                            &mut __mrtr_slot,
+                                            __MrtrState::S1 {
+                                                v1: ::mrtr::__private::kept(answers),
+                                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                                                o1: ::mrtr::__private::outcome_marker(&__mrtr_in1),
+                                            },
+                                            __MRTR_LITERALS,
+                                        ) {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        })
+                                            .ask("sample_1", __mrtr_in0)
+                                        {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        })
+                                            .ask("roots_2", __mrtr_in1)
+                                        {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        },
+                                    ),
+                                );
                             },
-                            __MRTR_LITERALS,
-                        )?
-                        .ask("sample_1", __mrtr_in0)?
-                        .ask("roots_2", __mrtr_in1)?;
-                    return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
-                    );
+                        )
+                        .await
                 }
                 __MrtrFlow::B4 {
                     v1: mut answers,
                     v2: mut __mrtr_t2,
                     v4: mut __mrtr_t4,
                 } => {
-                    let answer = __mrtr_t4.ok().unwrap_or_default();
-                    if answer == "stop" {
-                        {
-                            __mrtr_flow = __MrtrFlow::B3 { v1: answers };
-                            continue '__mrtr_dispatch;
-                        };
-                    }
-                    answers.push(answer);
-                    __mrtr_flow = __MrtrFlow::B5 {
-                        v1: answers,
-                        v2: __mrtr_t2,
-                    };
-                    continue '__mrtr_dispatch;
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let answer = __mrtr_t4.ok().unwrap_or_default();
+                                if answer == "stop" {
+                                    {
+                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
+                                                v1: answers,
+                                            }),
+                                        );
+                                    };
+                                }
+                                answers.push(answer);
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B5 {
+                                        v1: answers,
+                                        v2: __mrtr_t2,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B5 { v1: mut answers, v2: mut __mrtr_t2 } => {
-                    __mrtr_flow = __MrtrFlow::B1 {
-                        v1: answers,
-                        v2: __mrtr_t2,
-                    };
-                    continue '__mrtr_dispatch;
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
+                                        v1: answers,
+                                        v2: __mrtr_t2,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B6 { v1: mut answers, v6: mut __mrtr_t6 } => {
-                    let (summary, roots) = __mrtr_t6;
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let (summary, roots) = __mrtr_t6;
+                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                    format!(
+                                        "{} {} {}", answers.join(","), summary.text(), roots.len()
+                                    ),
+                                );
+                            },
+                        )
+                        .await
+                }
+            };
+            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+                ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
+                    __mrtr_flow = __mrtr_next;
+                }
+                ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
                     return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Done(
-                            format!(
-                                "{} {} {}", answers.join(","), summary.text(), roots.len()
-                            ),
-                        ),
+                        ::mrtr::__private::Step::Done(__mrtr_value),
                     );
+                }
+                ::mrtr::__private::BlockEnd::Suspend(__mrtr_suspend) => {
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
+                    );
+                }
+                ::mrtr::__private::BlockEnd::Fail(__mrtr_error) => {
+                    return ::core::result::Result::Err(__mrtr_error);
                 }
             }
         }

@@ -138,6 +138,7 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
+        type __MrtrExit = ::mrtr::__private::PlainExit<String>;
         const __MRTR_LITERALS: &[&str] = &[
             ",",
             "Keep {name} ({i}, {mode})?",
@@ -217,41 +218,53 @@ const _: () = {
                 }
             }
         }
-        '__mrtr_dispatch: loop {
-            match __mrtr_flow {
+        let __mrtr_flow_type = ::mrtr::__private::flow_type(&__mrtr_flow);
+        loop {
+            let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut files, v1: mut strict, v2: mut audit } => {
-                    let mode = if strict { "strict" } else { "lenient" };
-                    let mut kept = Vec::new();
-                    let mut __mrtr_t5 = ::mrtr::__private::Snapshot::new(
-                        ::core::iter::Iterator::collect::<
-                            ::std::vec::Vec<_>,
-                        >(
-                            ::core::iter::Iterator::map(
-                                ::core::iter::IntoIterator::into_iter(
-                                    files.iter().enumerate(),
-                                ),
-                                |(__mrtr_part0, __mrtr_part1)| (
-                                    {
-                                        #[allow(unused_imports)]
-                                        use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
-                                        (&&::mrtr::__private::Probe::new(__mrtr_part0)).store_item()
-                                    },
-                                    {
-                                        #[allow(unused_imports)]
-                                        use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
-                                        (&&::mrtr::__private::Probe::new(__mrtr_part1)).store_item()
-                                    },
-                                ),
-                            ),
-                        ),
-                    );
-                    __mrtr_flow = __MrtrFlow::B1 {
-                        v2: audit,
-                        v3: mode,
-                        v4: kept,
-                        v5: __mrtr_t5,
-                    };
-                    continue '__mrtr_dispatch;
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let mode = if strict { "strict" } else { "lenient" };
+                                let mut kept = Vec::new();
+                                let mut __mrtr_t5 = ::mrtr::__private::Snapshot::new(
+                                    ::core::iter::Iterator::collect::<
+                                        ::std::vec::Vec<_>,
+                                    >(
+                                        ::core::iter::Iterator::map(
+                                            ::core::iter::IntoIterator::into_iter(
+                                                files.iter().enumerate(),
+                                            ),
+                                            |(__mrtr_part0, __mrtr_part1)| (
+                                                {
+                                                    #[allow(unused_imports)]
+                                                    use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
+                                                    (&&::mrtr::__private::Probe::new(__mrtr_part0)).store_item()
+                                                },
+                                                {
+                                                    #[allow(unused_imports)]
+                                                    use ::mrtr::__private::{ViaOwned as _, ViaRef as _};
+                                                    (&&::mrtr::__private::Probe::new(__mrtr_part1)).store_item()
+                                                },
+                                            ),
+                                        ),
+                                    ),
+                                );
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
+                                        v2: audit,
+                                        v3: mode,
+                                        v4: kept,
+                                        v5: __mrtr_t5,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B1 {
                     v2: mut audit,
@@ -259,22 +272,34 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    if ::mrtr::__private::Snapshot::advance(&mut __mrtr_t5) {
-                        __mrtr_flow = __MrtrFlow::B2 {
-                            v2: audit,
-                            v3: mode,
-                            v4: kept,
-                            v5: __mrtr_t5,
-                        };
-                        continue '__mrtr_dispatch;
-                    } else {
-                        __mrtr_flow = __MrtrFlow::B3 {
-                            v2: audit,
-                            v3: mode,
-                            v4: kept,
-                        };
-                        continue '__mrtr_dispatch;
-                    }
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                if ::mrtr::__private::Snapshot::advance(&mut __mrtr_t5) {
+                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
+                                            v2: audit,
+                                            v3: mode,
+                                            v4: kept,
+                                            v5: __mrtr_t5,
+                                        }),
+                                    );
+                                } else {
+                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
+                                            v2: audit,
+                                            v3: mode,
+                                            v4: kept,
+                                        }),
+                                    );
+                                }
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B2 {
                     v2: mut audit,
@@ -282,38 +307,98 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    let i = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).0,
-                    );
-                    let file = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).1,
-                    );
-                    let name = file.trim();
-                    let __mrtr_in0 = ::mrtr::__private::elicit_input(
-                        ::mrtr::__private::builders::confirm(
-                            format!("Keep {name} ({i}, {mode})?"),
-                        ),
-                    );
-                    let __mrtr_suspend = ::mrtr::__private::suspend_with(
-                            &mut __mrtr_slot,
-                            __MrtrState::S0 {
-                                v3: ::mrtr::__private::kept(mode),
-                                v4: ::mrtr::__private::kept(kept),
-                                v5: ::mrtr::__private::kept(__mrtr_t5),
-                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let i = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .0,
+                                );
+                                let file = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .1,
+                                );
+                                let name = file.trim();
+                                let __mrtr_in0 = ::mrtr::__private::elicit_input(
+                                    ::mrtr::__private::builders::confirm(
+                                        format!("Keep {name} ({i}, {mode})?"),
+                                    ),
+                                );
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Suspend(
+                                        match (match ::mrtr::__private::suspend_with(
+                                            &mut __mrtr_slot,
+                                            __MrtrState::S0 {
+                                                v3: ::mrtr::__private::kept(mode),
+                                                v4: ::mrtr::__private::kept(kept),
+                                                v5: ::mrtr::__private::kept(__mrtr_t5),
+                                                o0: ::mrtr::__private::outcome_marker(&__mrtr_in0),
+                                            },
+                                            __MRTR_LITERALS,
+                                        ) {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        })
+                                            .ask("ask_0", __mrtr_in0)
+                                        {
+                                            ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                            ::core::result::Result::Err(__mrtr_err) => {
+                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                    ::mrtr::__private::BlockEnd::Fail(
+                                                        ::core::convert::From::from(__mrtr_err),
+                                                    ),
+                                                );
+                                            }
+                                        },
+                                    ),
+                                );
                             },
-                            __MRTR_LITERALS,
-                        )?
-                        .ask("ask_0", __mrtr_in0)?;
-                    return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
-                    );
+                        )
+                        .await
                 }
                 __MrtrFlow::B3 { v2: mut audit, v3: mut mode, v4: mut kept } => {
-                    audit.record(mode, &kept);
-                    return ::core::result::Result::Ok(
-                        ::mrtr::__private::Step::Done(kept.join(",")),
-                    );
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                audit.record(mode, &kept);
+                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                    kept.join(","),
+                                );
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B4 {
                     v2: mut audit,
@@ -322,34 +407,66 @@ const _: () = {
                     v5: mut __mrtr_t5,
                     v9: mut __mrtr_t9,
                 } => {
-                    let i = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).0,
-                    );
-                    let file = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).1,
-                    );
-                    let name = file.trim();
-                    if __mrtr_t9.ok().unwrap_or(false) {
-                        {
-                            kept.push(name.to_string());
-                        };
-                        __mrtr_flow = __MrtrFlow::B5 {
-                            v2: audit,
-                            v3: mode,
-                            v4: kept,
-                            v5: __mrtr_t5,
-                        };
-                        continue '__mrtr_dispatch;
-                    } else {
-                        ();
-                        __mrtr_flow = __MrtrFlow::B5 {
-                            v2: audit,
-                            v3: mode,
-                            v4: kept,
-                            v5: __mrtr_t5,
-                        };
-                        continue '__mrtr_dispatch;
-                    }
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let i = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .0,
+                                );
+                                let file = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .1,
+                                );
+                                let name = file.trim();
+                                if __mrtr_t9.ok().unwrap_or(false) {
+                                    {
+                                        kept.push(name.to_string());
+                                    };
+                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B5 {
+                                            v2: audit,
+                                            v3: mode,
+                                            v4: kept,
+                                            v5: __mrtr_t5,
+                                        }),
+                                    );
+                                } else {
+                                    ();
+                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B5 {
+                                            v2: audit,
+                                            v3: mode,
+                                            v4: kept,
+                                            v5: __mrtr_t5,
+                                        }),
+                                    );
+                                }
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B5 {
                     v2: mut audit,
@@ -357,20 +474,51 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    let i = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).0,
-                    );
-                    let file = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).1,
-                    );
-                    let name = file.trim();
-                    __mrtr_flow = __MrtrFlow::B6 {
-                        v2: audit,
-                        v3: mode,
-                        v4: kept,
-                        v5: __mrtr_t5,
-                    };
-                    continue '__mrtr_dispatch;
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let i = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .0,
+                                );
+                                let file = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .1,
+                                );
+                                let name = file.trim();
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B6 {
+                                        v2: audit,
+                                        v3: mode,
+                                        v4: kept,
+                                        v5: __mrtr_t5,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
                 }
                 __MrtrFlow::B6 {
                     v2: mut audit,
@@ -378,19 +526,68 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    let i = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).0,
+                    ::mrtr::__private::block::<
+                        __MrtrExit,
+                        _,
+                        _,
+                    >(
+                            __mrtr_flow_type,
+                            async {
+                                let i = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .0,
+                                );
+                                let file = ::mrtr::__private::Slot::view(
+                                    &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
+                                        ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
+                                        ::core::result::Result::Err(__mrtr_err) => {
+                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                ::mrtr::__private::BlockEnd::Fail(
+                                                    ::core::convert::From::from(__mrtr_err),
+                                                ),
+                                            );
+                                        }
+                                    })
+                                        .1,
+                                );
+                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
+                                        v2: audit,
+                                        v3: mode,
+                                        v4: kept,
+                                        v5: __mrtr_t5,
+                                    }),
+                                );
+                            },
+                        )
+                        .await
+                }
+            };
+            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+                ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
+                    __mrtr_flow = __mrtr_next;
+                }
+                ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Done(__mrtr_value),
                     );
-                    let file = ::mrtr::__private::Slot::view(
-                        &(*::mrtr::__private::Snapshot::current(&__mrtr_t5)?).1,
+                }
+                ::mrtr::__private::BlockEnd::Suspend(__mrtr_suspend) => {
+                    return ::core::result::Result::Ok(
+                        ::mrtr::__private::Step::Suspend(__mrtr_suspend),
                     );
-                    __mrtr_flow = __MrtrFlow::B1 {
-                        v2: audit,
-                        v3: mode,
-                        v4: kept,
-                        v5: __mrtr_t5,
-                    };
-                    continue '__mrtr_dispatch;
+                }
+                ::mrtr::__private::BlockEnd::Fail(__mrtr_error) => {
+                    return ::core::result::Result::Err(__mrtr_error);
                 }
             }
         }

@@ -74,6 +74,75 @@ fn a_break_out_of_kept_code_keeps_what_the_loop_exit_reads() {
 }
 
 #[test]
+fn an_exit_after_a_suspension_keeps_nothing_of_the_other_path() {
+    // `return`, `continue`, `break` (also nested in an `if`/`else` both of whose branches
+    // exit, or a panic) after a suspension do not fall through to the code after them:
+    // `other`, used only on the path that does not suspend, is not stored.
+    let bodies = [
+        quote!({
+            let other = std::time::Instant::now();
+            if n > 1 {
+                let a = ask!(text("q"));
+                return format!("{a:?}");
+            }
+            format!("{:?}", other.elapsed())
+        }),
+        quote!({
+            let mut seen = Vec::new();
+            for i in 0..n {
+                let other = std::time::Instant::now();
+                if i % 2 == 0 {
+                    let a = ask!(text("q"));
+                    seen.push(a);
+                    continue;
+                }
+                seen.push(format!("{:?}", other.elapsed()));
+            }
+            format!("{seen:?}")
+        }),
+        quote!({
+            let mut seen = Vec::new();
+            loop {
+                let other = "x".repeat(100_000);
+                if seen.len() > n as usize {
+                    let a = ask!(text("q"));
+                    seen.push(a);
+                    break;
+                }
+                seen.push(other);
+            }
+            format!("{seen:?}")
+        }),
+        quote!({
+            let other = String::from("x");
+            if n > 1 {
+                let a = ask!(text("q"));
+                if a.is_empty() {
+                    return String::new();
+                } else {
+                    panic!("{a}")
+                }
+            }
+            other
+        }),
+    ];
+    for (index, body) in bodies.into_iter().enumerate() {
+        let (cfg, liveness) = lower_tool(body);
+        let stored = stored_names(&cfg, &liveness, 0);
+        assert!(
+            !stored.iter().any(|name| name == "other"),
+            "body {index} keeps {stored:?}"
+        );
+        if index > 0 && index < 3 {
+            assert!(
+                stored.iter().any(|name| name == "seen"),
+                "body {index}: {stored:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_suspension_in_statement_position_is_lowered_and_its_answer_dropped() {
     let (cfg, liveness) = lower_tool(quote!({
         let kept = String::from("a");

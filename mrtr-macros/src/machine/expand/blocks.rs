@@ -7,9 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
 
-use super::{Access, Gen, arg_source, dispatch_label, field, hidden, state_variant, variant};
+use super::{Access, Gen, arg_source, field, hidden, state_variant, variant};
 use crate::machine::cfg::*;
+use crate::machine::lower::exit_call;
 use crate::machine::parse::MachineFn;
 
 impl Gen<'_> {
@@ -36,11 +38,7 @@ impl Gen<'_> {
             let value = self.var_expr(access, *var);
             quote!(#field: #value)
         });
-        let label = dispatch_label();
-        quote! {
-            __mrtr_flow = __MrtrFlow::#name { #(#fields),* };
-            continue #label;
-        }
+        end(quote!(::mrtr::__private::BlockEnd::Next(__MrtrFlow::#name { #(#fields),* })))
     }
 
     /// Replaces `__mrtr_jump!(n[, value])` markers with transitions.
@@ -144,10 +142,10 @@ impl Gen<'_> {
                         let transition = self.transition(*then, &access);
                         quote!(#declare let #ident = #body; #transition)
                     }
-                    Dest::Return => quote! {
-                        #declare
-                        return ::core::result::Result::Ok(::mrtr::__private::Step::Done(#body));
-                    },
+                    Dest::Return => {
+                        let done = exit_call(Span::call_site(), "done", body);
+                        quote!(#declare return #done;)
+                    }
                 }
             }
         }
@@ -183,8 +181,15 @@ impl Gen<'_> {
         }
         body.extend(self.term(block.term.as_ref(), &access));
         let name = variant(block_id);
+        // In an `async` block whose output is the body's return type wrapped (see
+        // `::mrtr::__private::Exit`): a `return`/`?` from another macro's expansion then
+        // ends the body with its own value, as in the plain function.
+        let exit = Ident::new("__MrtrExit", Span::mixed_site());
+        let flow_type = Ident::new("__mrtr_flow_type", Span::mixed_site());
         quote! {
-            __MrtrFlow::#name { #(#bindings),* } => { #body }
+            __MrtrFlow::#name { #(#bindings),* } => {
+                ::mrtr::__private::block::<#exit, _, _>(#flow_type, async { #body }).await
+            }
         }
     }
 
@@ -220,10 +225,9 @@ impl Gen<'_> {
                 }
                 None => {
                     let path = leaf.path.iter().map(|index| syn::Index::from(*index));
+                    let current = step_try(quote!(::mrtr::__private::Snapshot::current(&#snap)));
                     out.extend(quote! {
-                        let #pat = ::mrtr::__private::Slot::view(
-                            &(*::mrtr::__private::Snapshot::current(&#snap)?) #(.#path)*
-                        );
+                        let #pat = ::mrtr::__private::Slot::view(&(*#current) #(.#path)*);
                     });
                 }
             }
@@ -369,7 +373,8 @@ impl Gen<'_> {
             Term::Suspend(site_id) => self.suspend(*site_id, access),
             Term::Return(code) => {
                 let value = self.code(code, access);
-                quote!(return ::core::result::Result::Ok(::mrtr::__private::Step::Done(#value));)
+                let done = exit_call(Span::call_site(), "done", value);
+                quote!(return #done;)
             }
             Term::Unreachable => quote!(::core::unreachable!()),
         }
@@ -387,7 +392,7 @@ impl Gen<'_> {
             let marker = format_ident!("o{}", index);
             markers.push(quote!(#marker: ::mrtr::__private::outcome_marker(&#input_ident)));
             let key = &request.key;
-            asks.push(quote!(.ask(#key, #input_ident)?));
+            asks.push((key.clone(), input_ident));
         }
         let stored = self.liveness.stored(self.cfg, site);
         // `kept` checks each local at its own span; a local that cannot be kept gets one
@@ -401,14 +406,18 @@ impl Gen<'_> {
             quote!(#field: #kept(#value))
         });
         let name = state_variant(site_id);
-        out.extend(quote! {
-            let __mrtr_suspend = ::mrtr::__private::suspend_with(
+        let mut suspend = step_try(quote! {
+            ::mrtr::__private::suspend_with(
                 &mut __mrtr_slot,
                 __MrtrState::#name { #(#fields,)* #(#markers),* },
                 __MRTR_LITERALS,
-            )? #(#asks)*;
-            return ::core::result::Result::Ok(::mrtr::__private::Step::Suspend(__mrtr_suspend));
+            )
         });
+        for (key, input) in asks {
+            suspend = step_try(quote!((#suspend).ask(#key, #input)));
+        }
+        let end = end(quote!(::mrtr::__private::BlockEnd::Suspend(#suspend)));
+        out.extend(end);
         out
     }
 
@@ -460,6 +469,27 @@ impl Gen<'_> {
                 #takes
                 __mrtr_flow = __MrtrFlow::#target { #(#fields),* };
             }
+        }
+    }
+}
+
+/// Ends the block (`return`, from its `async` block) with a machine step: a transition, a
+/// suspension or a failure of the machine.
+fn end(step: TokenStream) -> TokenStream {
+    let end = exit_call(Span::call_site(), "end", step);
+    quote!(return #end;)
+}
+
+/// `expr?` for the machine's own `Result<_, StepError>`: its error ends the block as a
+/// failure of the machine, never as the body's error.
+fn step_try(expr: TokenStream) -> TokenStream {
+    let value = Ident::new("__mrtr_ok", Span::mixed_site());
+    let error = Ident::new("__mrtr_err", Span::mixed_site());
+    let fail = end(quote!(::mrtr::__private::BlockEnd::Fail(::core::convert::From::from(#error))));
+    quote! {
+        match #expr {
+            ::core::result::Result::Ok(#value) => #value,
+            ::core::result::Result::Err(#error) => { #fail }
         }
     }
 }

@@ -44,10 +44,6 @@ fn hidden(var: VarId) -> Ident {
     format_ident!("__mrtr_v{}", var, span = Span::mixed_site())
 }
 
-fn dispatch_label() -> syn::Lifetime {
-    syn::Lifetime::new("'__mrtr_dispatch", Span::mixed_site())
-}
-
 struct Gen<'a> {
     cfg: &'a Cfg,
     liveness: &'a Liveness,
@@ -424,6 +420,16 @@ fn machine_impl(
     }
 }
 
+/// Whether the body returns a `Result` (`Result<T, E>`, `anyhow::Result<T>`,
+/// `io::Result<T>`): its blocks then end in `Result<_, E>`, so a `return Err(e)` or `?` from
+/// another macro's expansion type-checks as written. Any other type (or an alias of
+/// `Result` under another name) ends in `BlockEnd<R, _>`.
+fn returns_result(ret: &syn::Type) -> bool {
+    matches!(ret, syn::Type::Path(path)
+        if path.qself.is_none()
+            && path.path.segments.last().is_some_and(|last| last.ident == "Result"))
+}
+
 /// `async fn __mrtr_run`: one round of the body. It declares the flow and state enums,
 /// starts at the entry block or resumes from the sealed state, and runs the dispatch loop
 /// until the body suspends or finishes.
@@ -460,8 +466,15 @@ fn run_fn(
         .map(|block| generator.block(block))
         .collect();
     let items = &cfg.items;
-    let label = dispatch_label();
     let serde_path = "::mrtr::__private::serde";
+    let exit = Ident::new("__MrtrExit", Span::mixed_site());
+    let exit_kind = if returns_result(ret) {
+        quote!(::mrtr::__private::ResultExit)
+    } else {
+        quote!(::mrtr::__private::PlainExit)
+    };
+    let ended = Ident::new("__mrtr_ended", Span::mixed_site());
+    let flow_type = Ident::new("__mrtr_flow_type", Span::mixed_site());
     quote! {
         #(#lints)*
         #[allow(
@@ -473,6 +486,9 @@ fn run_fn(
             #input: ::mrtr::__private::Run<'_>,
         ) -> ::core::result::Result<::mrtr::__private::Step<#ret>, ::mrtr::__private::StepError> {
             #(#items)*
+
+            // How each block's `async` block ends, for the body's return type.
+            type #exit = #exit_kind<#ret>;
 
             // The only `&'static str` values a state may hold (see `decode_state`).
             const __MRTR_LITERALS: &[&str] = &[#(#literals),*];
@@ -506,9 +522,22 @@ fn run_fn(
                     }
                 }
             }
-            #label: loop {
-                match __mrtr_flow {
+            let #flow_type = ::mrtr::__private::flow_type(&__mrtr_flow);
+            loop {
+                let #ended = match __mrtr_flow {
                     #(#blocks)*
+                };
+                match <#exit as ::mrtr::__private::Exit>::finish(#ended) {
+                    ::mrtr::__private::BlockEnd::Next(__mrtr_next) => __mrtr_flow = __mrtr_next,
+                    ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
+                        return ::core::result::Result::Ok(::mrtr::__private::Step::Done(__mrtr_value));
+                    }
+                    ::mrtr::__private::BlockEnd::Suspend(__mrtr_suspend) => {
+                        return ::core::result::Result::Ok(::mrtr::__private::Step::Suspend(__mrtr_suspend));
+                    }
+                    ::mrtr::__private::BlockEnd::Fail(__mrtr_error) => {
+                        return ::core::result::Result::Err(__mrtr_error);
+                    }
                 }
             }
         }

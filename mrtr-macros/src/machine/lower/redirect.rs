@@ -11,6 +11,15 @@ use super::LoopCx;
 use crate::machine::cfg::*;
 use crate::machine::suspension::suspension_kind;
 
+/// `<__MrtrExit as Exit>::method(arg)`: how a block of the dispatch loop ends (the body's
+/// value, or a transition), in the output type of the `async` block each block runs in.
+/// `__MrtrExit` is declared by the dispatch function for the body's return type.
+pub(crate) fn exit_call(span: Span, method: &str, arg: TokenStream) -> TokenStream {
+    let exit = Ident::new("__MrtrExit", Span::mixed_site());
+    let method = Ident::new(method, span);
+    quote_spanned!(span=> <#exit as ::mrtr::__private::Exit>::#method(#arg))
+}
+
 /// Redirects `?`, `return`, `break` and `continue` in kept-as-written code: inside the
 /// dispatch loop they would leave the wrong loop or return the wrong type, so a `break` or
 /// `continue` to a lowered loop becomes a `__mrtr_jump!(id ..)` marker (turned into a
@@ -87,13 +96,18 @@ impl VisitMut for Redirect<'_> {
                 let residual = Ident::new("__mrtr_residual", Span::mixed_site());
                 // In parentheses: a bare `match` at the start of a statement would end the
                 // expression there (`x? + y;`, `x?.len();` would not parse).
+                let done = exit_call(
+                    span,
+                    "done",
+                    quote_spanned!(span=>
+                        ::mrtr::__private::FromResidual::from_residual(#residual)
+                    ),
+                );
                 *expr = Expr::Verbatim(quote_spanned! {span=>
                     (match ::mrtr::__private::Branch::branch(#inner) {
                         ::core::ops::ControlFlow::Continue(#value) => #value,
                         ::core::ops::ControlFlow::Break(#residual) => {
-                            return ::core::result::Result::Ok(::mrtr::__private::Step::Done(
-                                ::mrtr::__private::FromResidual::from_residual(#residual),
-                            ));
+                            return #done;
                         }
                     })
                 });
@@ -108,9 +122,8 @@ impl VisitMut for Redirect<'_> {
                     None => quote!(()),
                 };
                 let span = ret.return_token.span;
-                *expr = Expr::Verbatim(quote_spanned! {span=>
-                    return ::core::result::Result::Ok(::mrtr::__private::Step::Done(#value))
-                });
+                let done = exit_call(span, "done", value);
+                *expr = Expr::Verbatim(quote_spanned!(span=> return #done));
             }
             Expr::Loop(inner) => {
                 let label = inner.label.clone();

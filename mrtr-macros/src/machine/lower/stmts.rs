@@ -50,6 +50,11 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            // `return`, `break`, `continue` or a panic kept as written: nothing falls
+            // through to the next statement or the join, so liveness sees only real paths.
+            if diverges(stmt) && self.cur.is_some() {
+                self.terminate(Term::Unreachable);
+            }
         }
         if !delivered && dest != Dest::Discard {
             if stmts.last().is_some_and(diverges) {
@@ -166,9 +171,35 @@ fn diverges(stmt: &Stmt) -> bool {
         })
     };
     match stmt {
-        Stmt::Expr(Expr::Return(_) | Expr::Break(_) | Expr::Continue(_), _) => true,
-        Stmt::Expr(Expr::Macro(mac), _) => panics(&mac.mac),
+        Stmt::Expr(expr, _) => expr_diverges(expr, &panics),
         Stmt::Macro(mac) => panics(&mac.mac),
+        _ => false,
+    }
+}
+
+/// Whether an expression in statement position never completes: an exit, a panic, an
+/// unlabeled block ending in one, or an `if`/`else` or `match` all of whose branches do.
+fn expr_diverges(expr: &Expr, panics: &dyn Fn(&syn::Macro) -> bool) -> bool {
+    let block = |block: &syn::Block| block.stmts.iter().any(diverges);
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(mac) => panics(&mac.mac),
+        Expr::Block(inner) => inner.label.is_none() && block(&inner.block),
+        Expr::Paren(inner) => expr_diverges(&inner.expr, panics),
+        Expr::If(inner) => {
+            block(&inner.then_branch)
+                && inner
+                    .else_branch
+                    .as_ref()
+                    .is_some_and(|(_, other)| expr_diverges(other, panics))
+        }
+        Expr::Match(inner) => {
+            !inner.arms.is_empty()
+                && inner
+                    .arms
+                    .iter()
+                    .all(|arm| expr_diverges(&arm.body, panics))
+        }
         _ => false,
     }
 }
