@@ -52,7 +52,7 @@ ready! {
             if n > limit {
                 anyhow::bail!("{n} is over the limit of {limit}");
             }
-            anyhow::ensure!(n % 2 == 0, "{n} is odd");
+            anyhow::ensure!(n.is_multiple_of(2), "{n} is odd");
             let sure = ask!(confirm(format!("Take {n}?"))).accepted()?;
             anyhow::ensure!(sure, "not taken");
             Ok(format!("took {n} of {limit}"))
@@ -262,7 +262,7 @@ ready! {
                 // 100 KB, used only when the item is not flagged: never sealed.
                 let padding = "x".repeat(100_000);
                 index += 1;
-                if index % 3 == 0 {
+                if index.is_multiple_of(3) {
                     let note = ask!(text(format!("Note for item {index}?"))).accepted()?;
                     break note;
                 }
