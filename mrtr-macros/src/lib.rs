@@ -189,7 +189,7 @@ pub fn resource(
 /// assert_eq!(schema, serde_json::json!({
 ///     "type": "object",
 ///     "properties": {
-///         "apply": {"type": "boolean", "description": "Apply the plan now?"},
+///         "apply": {"type": "boolean", "title": "Apply the plan now?"},
 ///         "reason": {"type": "string", "maxLength": 200}
 ///     },
 ///     "required": ["apply"]

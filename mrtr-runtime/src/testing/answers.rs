@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::machine::InputKind;
 
 /// A typed answer to one input request, as a conforming client would send it in
-/// `inputResponses` (see [`Flow::answer`]).
+/// `inputResponses` (see [`Flow::answer`](super::Flow::answer)).
 ///
 /// ```
 /// use mrtr_runtime::testing::Answer;

@@ -179,7 +179,7 @@ impl Harness {
     }
 
     /// Two server instances, `one` and `two`, sharing the same keys (as instances behind
-    /// a load balancer do) and nothing else: a [`Flow`] can hop between them.
+    /// a load balancer do) and nothing else: a [`Flow`](super::Flow) can hop between them.
     ///
     /// ```
     /// let (one, two) = mrtr_runtime::testing::Harness::pair();

@@ -23,7 +23,7 @@ impl MrtrClient {
     /// server said.
     ///
     /// A request that fails in transit is sent again as the
-    /// [`retry`](DriverConfig::retry) policy allows, with the same params; when every
+    /// [`retry`](super::DriverConfig::retry) policy allows, with the same params; when every
     /// attempt failed the error is [`ClientError::RetriesExhausted`].
     ///
     /// When the server answers with a task (tasks extension), the task is followed to its
