@@ -51,6 +51,11 @@ pub struct DerivedLeaf {
     /// For `let x = <borrow of loop bindings>;` in the body (`let line = line.trim();`):
     /// the initializer, evaluated again instead of viewing a slot.
     pub init: Option<TokenStream>,
+    /// For the bindings of a borrowed `match`/`if let` arm that suspends (`if let Some(v) =
+    /// &x`): the other locals the scrutinee reads, besides `snap`. Such bindings are matched
+    /// again (`let <pat> = <init> else { unreachable }`) at the start of each block where
+    /// they are live, and analysis tracks their own liveness ([`Var::derived`]).
+    pub rematch: Option<Vec<VarId>>,
 }
 
 /// Rewritten code with the variables it reads and the jumps it contains.

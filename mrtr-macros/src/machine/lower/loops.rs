@@ -366,6 +366,7 @@ impl Lowerer<'_> {
                 path,
                 vars,
                 init: None,
+                rematch: None,
             });
         }
         self.terminate(Term::Advance { snap, body, exit });

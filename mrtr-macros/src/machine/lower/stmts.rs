@@ -149,6 +149,7 @@ impl Lowerer<'_> {
                 path: Vec::new(),
                 vars: vec![*def],
                 init: Some(init.tokens.clone()),
+                rematch: None,
             });
         }
         let pat = &local.pat;
