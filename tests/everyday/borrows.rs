@@ -200,3 +200,64 @@ ready! {
         assert_eq!(runs[2].ok(), "5");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Class 4: loops over reference-typed bindings, and the rewrites the refusals advise.
+
+#[derive(Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Team {
+    pub name: String,
+    pub roles: Vec<String>,
+}
+
+ready! {
+    everyday! {
+        async fn staff_roles(team: Team) -> Result<String, String> {
+            let roles = &team.roles;
+            let mut filled = Vec::new();
+            for role in roles {
+                let who = ask!(text(format!("Who is {role} of {}?", team.name))).ok().unwrap_or_default();
+                filled.push(format!("{role}={who}"));
+            }
+            Ok(filled.join(","))
+        }
+    }
+
+    #[tokio::test]
+    async fn loop_over_a_reference_typed_binding_is_a_snapshot_loop() {
+        let team = || Team { name: "core".into(), roles: vec!["lead".into(), "scribe".into()] };
+        let scripts = [
+            Script::accept("named").texts(["ada", "bob"]),
+            Script::accept("declined").decline_at(1),
+        ];
+        let runs = check(&staff_roles::staff_roles, json!({"team": {"name": "core", "roles": ["lead", "scribe"]}}), || staff_roles::plain(team()), &scripts).await;
+        assert_eq!(runs[0].ok(), "lead=ada,scribe=bob");
+        assert_eq!(runs[1].ok(), "lead=ok,scribe=");
+    }
+}
+
+ready! {
+    everyday! {
+        async fn tag_item(tags: Option<Vec<String>>) -> Result<String, String> {
+            let mut tags = tags;
+            let list = tags.get_or_insert_with(Vec::new);
+            list.push("new".to_string());
+            let extra = ask!(text("Another tag?")).ok().unwrap_or_default();
+            // The refusal's rewrite: take the `&mut` again after the suspension.
+            let list = tags.get_or_insert_with(Vec::new);
+            list.push(extra);
+            let last = ask!(text("Last tag?")).ok().unwrap_or_default();
+            Ok(format!("{:?} {}", tags, last.to_uppercase()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_mut_reference_taken_again_after_the_suspension() {
+        let scripts = [
+            Script::accept("tagged").texts(["red", "blue"]),
+            Script::accept("declined").decline_at(0),
+        ];
+        let runs = check(&tag_item::tag_item, json!({"tags": ["a"]}), || tag_item::plain(Some(vec!["a".into()])), &scripts).await;
+        assert_eq!(runs[0].ok(), "Some([\"a\", \"new\", \"red\"]) BLUE");
+    }
+}

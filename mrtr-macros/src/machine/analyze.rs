@@ -258,6 +258,20 @@ pub fn check_stored(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: 
                 errors.push(error);
                 continue;
             }
+            if let Some((what, advice)) = &info.unstorable
+                && reported.insert(var)
+            {
+                let name = &info.ident;
+                let mut error = syn::Error::new(
+                    name.span(),
+                    format!(
+                        "`{name}` is {what}, kept across a suspension, which the sealed state cannot hold: {advice}"
+                    ),
+                );
+                error.combine(syn::Error::new(site.span, "the suspension is here"));
+                errors.push(error);
+                continue;
+            }
             if info.borrowed && reported.insert(var) {
                 let name = &info.ident;
                 let mut error = syn::Error::new(

@@ -26,6 +26,10 @@ pub struct Var {
     pub borrowed: bool,
     /// A shared-ownership handle (`Rc`/`Arc`): handles would stop aliasing once stored.
     pub shared: bool,
+    /// A value that can never be sealed, read from its initializer: what it is (`a
+    /// closure`, `a \`&mut\` reference returned by \`get_or_insert_with\``, `a lock guard`)
+    /// and a rewrite that compiles.
+    pub unstorable: Option<(String, String)>,
     /// A binding of a loop over borrowed items: never stored, re-derived from the loop's
     /// snapshot (index into [`Cfg::derived`]) at the start of every block that sees it.
     pub derived: Option<usize>,

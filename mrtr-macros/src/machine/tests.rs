@@ -1156,6 +1156,7 @@ fn analysis_reports_a_local_read_before_any_assignment() {
             arg: false,
             borrowed: false,
             shared: false,
+            unstorable: None,
             derived: None,
             declared: None,
             role: None,
@@ -1784,4 +1785,47 @@ fn bindings_of_a_borrowing_scrutinee_are_matched_again_from_their_owner() {
         String::new()
     }));
     assert_eq!(stored_names(&cfg, &liveness, 0), ["opt"]);
+}
+
+/// Issue 33, class 4: a local that can never be sealed is refused saying what it is, with
+/// a rewrite that compiles.
+#[test]
+fn unstorable_locals_are_refused_saying_what_they_are() {
+    let mut_ref = analysis_errors(quote!({
+        let mut tags: Option<Vec<String>> = None;
+        let list = tags.get_or_insert_with(Vec::new);
+        let a = ask!(text("q"));
+        list.push(format!("{a:?}"));
+        String::new()
+    }));
+    assert!(
+        mut_ref.contains("`list` is a `&mut` reference returned by `get_or_insert_with`")
+            && mut_ref.contains("`let list = tags.get_or_insert_with(Vec::new);`"),
+        "{mut_ref}"
+    );
+    let closure = analysis_errors(quote!({
+        let f = |x: u32| x + n;
+        let a = ask!(text("q"));
+        format!("{}{a:?}", f(1))
+    }));
+    assert!(closure.contains("`f` is a closure"), "{closure}");
+    let guard = analysis_errors(quote!({
+        let m = std::sync::Mutex::new(n);
+        let g = m.lock().unwrap();
+        let a = ask!(text("q"));
+        format!("{}{a:?}", *g)
+    }));
+    assert!(
+        guard.contains("`g` is a lock guard (`.lock()`)")
+            && guard.contains("`let g = m.lock().unwrap();`"),
+        "{guard}"
+    );
+    // Not kept across the suspension: nothing to refuse.
+    let done = analysis_errors(quote!({
+        let mut set = std::collections::HashSet::new();
+        let added = set.insert(n);
+        let a = ask!(text("q"));
+        format!("{added}{a:?}")
+    }));
+    assert_eq!(done, "");
 }

@@ -23,6 +23,7 @@ impl<'e> Lowerer<'e> {
             arg: false,
             borrowed: false,
             shared: false,
+            unstorable: None,
             derived: None,
             declared: None,
             role: None,
