@@ -17,6 +17,7 @@ mod everyday {
     mod support;
 
     mod app_state; // 5. application state (`State<T>`)
+    mod borrows; // 9. borrowed `match`/`if let` arms that suspend, loops over reference-typed bindings, refusals that say what a local is
     mod dtos; // 4. DTO structs from other crates (`AsJson<T>`) and serde-derived DTOs
     mod errors; // 6. error paths
     mod exits; // 8. exits from other macros' expansions (`bail!`, `ensure!`, `macro_rules!`) and early exits after a suspension

@@ -20,6 +20,9 @@ pub struct Liveness {
     pub live_in: Vec<BTreeSet<VarId>>,
     /// Variables live after each item of each block.
     pub live_after_item: Vec<Vec<BTreeSet<VarId>>>,
+    /// Bindings of borrowed `match`/`if let` arms ([`DerivedLeaf::rematch`]) live at each
+    /// block's entry: matched again there, never carried (so absent from `live_in`).
+    pub rematched: Vec<BTreeSet<VarId>>,
 }
 
 impl Liveness {
@@ -209,9 +212,26 @@ pub fn analyze(cfg: &Cfg) -> Liveness {
             break;
         }
     }
+    // Bindings matched again from their scrutinee are never carried between blocks.
+    let rematch = |var: &VarId| {
+        cfg.vars[*var]
+            .derived
+            .is_some_and(|leaf| cfg.derived[leaf].rematch.is_some())
+    };
+    let mut rematched = Vec::with_capacity(count);
+    for live in &mut live_in {
+        rematched.push(live.iter().copied().filter(rematch).collect());
+        live.retain(|var| !rematch(var));
+    }
+    for block in &mut live_after_item {
+        for live in block {
+            live.retain(|var| !rematch(var));
+        }
+    }
     Liveness {
         live_in,
         live_after_item,
+        rematched,
     }
 }
 
@@ -232,6 +252,20 @@ pub fn check_stored(cfg: &Cfg, liveness: &Liveness, reachable: &[bool], errors: 
                         "`{name}` is an `Rc`/`Arc` handle kept across a suspension: the sealed state stores a copy of the value, \
                          so after resume the handles no longer share it and a change through one is lost to the others. \
                          Keep the value itself, unwrapped, in one local; for state shared by every call, take a `State<T>` parameter"
+                    ),
+                );
+                error.combine(syn::Error::new(site.span, "the suspension is here"));
+                errors.push(error);
+                continue;
+            }
+            if let Some((what, advice)) = &info.unstorable
+                && reported.insert(var)
+            {
+                let name = &info.ident;
+                let mut error = syn::Error::new(
+                    name.span(),
+                    format!(
+                        "`{name}` is {what}, kept across a suspension, which the sealed state cannot hold: {advice}"
                     ),
                 );
                 error.combine(syn::Error::new(site.span, "the suspension is here"));

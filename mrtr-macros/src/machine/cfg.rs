@@ -26,6 +26,10 @@ pub struct Var {
     pub borrowed: bool,
     /// A shared-ownership handle (`Rc`/`Arc`): handles would stop aliasing once stored.
     pub shared: bool,
+    /// A value that can never be sealed, read from its initializer: what it is (`a
+    /// closure`, `a \`&mut\` reference returned by \`get_or_insert_with\``, `a lock guard`)
+    /// and a rewrite that compiles.
+    pub unstorable: Option<(String, String)>,
     /// A binding of a loop over borrowed items: never stored, re-derived from the loop's
     /// snapshot (index into [`Cfg::derived`]) at the start of every block that sees it.
     pub derived: Option<usize>,
@@ -51,6 +55,11 @@ pub struct DerivedLeaf {
     /// For `let x = <borrow of loop bindings>;` in the body (`let line = line.trim();`):
     /// the initializer, evaluated again instead of viewing a slot.
     pub init: Option<TokenStream>,
+    /// For the bindings of a borrowed `match`/`if let` arm that suspends (`if let Some(v) =
+    /// &x`): the other locals the scrutinee reads, besides `snap`. Such bindings are matched
+    /// again (`let <pat> = <init> else { unreachable }`) at the start of each block where
+    /// they are live, and analysis tracks their own liveness ([`Var::derived`]).
+    pub rematch: Option<Vec<VarId>>,
 }
 
 /// Rewritten code with the variables it reads and the jumps it contains.

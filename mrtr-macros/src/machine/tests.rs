@@ -880,12 +880,13 @@ fn analysis_errors(body: TokenStream) -> String {
 }
 
 #[test]
-fn bindings_of_a_borrowing_scrutinee_cannot_be_kept_across_a_suspension() {
+fn bindings_of_a_borrowing_scrutinee_without_a_local_owner_cannot_be_kept_across_a_suspension() {
+    // The scrutinee reads no local of the body (nothing to keep and borrow again from).
     for scrutinee in [
         quote!(&opt),
         quote!((&opt)),
-        quote!(map.get(&n)),
-        quote!(items.iter().find(|x| **x > n)),
+        quote!(map.get("k")),
+        quote!(items.iter().find(|x| **x > 3)),
     ] {
         let if_let = analysis_errors(quote!({
             if let Some(v) = #scrutinee {
@@ -1155,6 +1156,7 @@ fn analysis_reports_a_local_read_before_any_assignment() {
             arg: false,
             borrowed: false,
             shared: false,
+            unstorable: None,
             derived: None,
             declared: None,
             role: None,
@@ -1720,4 +1722,110 @@ fn an_if_let_guard_of_a_lowered_match_reads_its_scrutinee() {
         }
     }));
     assert_eq!(stored_names(&cfg, &liveness, 0), ["kept"]);
+}
+
+/// Issue 33, class 1: the bindings of a borrowed `match`/`if let` arm that suspends are
+/// matched again from their owner: dead at the suspension, nothing is kept for them; live
+/// across it, the owner is kept (never the borrow).
+#[test]
+fn bindings_of_a_borrowing_scrutinee_are_matched_again_from_their_owner() {
+    for scrutinee in [
+        quote!(&opt),
+        quote!((&opt)),
+        quote!(opt.as_deref()),
+        quote!(opt.as_ref()),
+        quote!(map.get(&n)),
+        quote!(items.iter().find(|x| **x > n)),
+    ] {
+        let dead = analysis_errors(quote!({
+            let opt = Some(n.to_string());
+            let map = std::collections::HashMap::from([(n, n)]);
+            let items = vec![n];
+            if let Some(v) = #scrutinee {
+                let len = format!("{v}").len();
+                let a = ask!(text("q"));
+                format!("{len}{a:?}")
+            } else {
+                String::new()
+            }
+        }));
+        assert_eq!(dead, "", "{scrutinee}");
+        let live = analysis_errors(quote!({
+            let opt = Some(n.to_string());
+            let map = std::collections::HashMap::from([(n, n)]);
+            let items = vec![n];
+            match #scrutinee {
+                Some(v) => {
+                    let a = ask!(text("q"));
+                    format!("{v}{a:?}")
+                }
+                None => String::new(),
+            }
+        }));
+        assert_eq!(live, "", "{scrutinee}");
+    }
+    let (cfg, liveness) = lower_tool(quote!({
+        let opt = Some(n.to_string());
+        let other = String::from("unused after");
+        drop(other);
+        if let Some(v) = &opt {
+            let len = v.len();
+            let a = ask!(text("q"));
+            return format!("{len}{a:?}");
+        }
+        String::new()
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["len"]);
+    let (cfg, liveness) = lower_tool(quote!({
+        let opt = Some(n.to_string());
+        if let Some(v) = &opt {
+            let a = ask!(text("q"));
+            return format!("{v}{a:?}");
+        }
+        String::new()
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["opt"]);
+}
+
+/// Issue 33, class 4: a local that can never be sealed is refused saying what it is, with
+/// a rewrite that compiles.
+#[test]
+fn unstorable_locals_are_refused_saying_what_they_are() {
+    let mut_ref = analysis_errors(quote!({
+        let mut tags: Option<Vec<String>> = None;
+        let list = tags.get_or_insert_with(Vec::new);
+        let a = ask!(text("q"));
+        list.push(format!("{a:?}"));
+        String::new()
+    }));
+    assert!(
+        mut_ref.contains("`list` is a `&mut` reference returned by `get_or_insert_with`")
+            && mut_ref.contains("`let list = tags.get_or_insert_with(Vec::new);`"),
+        "{mut_ref}"
+    );
+    let closure = analysis_errors(quote!({
+        let f = |x: u32| x + n;
+        let a = ask!(text("q"));
+        format!("{}{a:?}", f(1))
+    }));
+    assert!(closure.contains("`f` is a closure"), "{closure}");
+    let guard = analysis_errors(quote!({
+        let m = std::sync::Mutex::new(n);
+        let g = m.lock().unwrap();
+        let a = ask!(text("q"));
+        format!("{}{a:?}", *g)
+    }));
+    assert!(
+        guard.contains("`g` is a lock guard (`.lock()`)")
+            && guard.contains("`let g = m.lock().unwrap();`"),
+        "{guard}"
+    );
+    // Not kept across the suspension: nothing to refuse.
+    let done = analysis_errors(quote!({
+        let mut set = std::collections::HashSet::new();
+        let added = set.insert(n);
+        let a = ask!(text("q"));
+        format!("{added}{a:?}")
+    }));
+    assert_eq!(done, "");
 }

@@ -198,7 +198,57 @@ impl Gen<'_> {
     pub(super) fn derivations(&self, block_id: BlockId, access: &Access) -> TokenStream {
         let block = &self.cfg.blocks[block_id];
         let mut out = TokenStream::new();
-        for (index, leaf) in self.cfg.derived.iter().enumerate() {
+        let rematched = &self.liveness.rematched[block_id];
+        // A binding matched again from a scrutinee that reads another such binding
+        // (`if let Some(b) = &a.b` inside `if let Some(a) = &x`) comes after it: the inner
+        // arm's leaf was recorded first, so emit in dependency order.
+        let mut order: Vec<usize> = Vec::new();
+        let mut pending: Vec<usize> = (0..self.cfg.derived.len()).collect();
+        while !pending.is_empty() {
+            let before = pending.len();
+            pending.retain(|index| {
+                let leaf = &self.cfg.derived[*index];
+                let ready = leaf.rematch.as_ref().is_none_or(|also| {
+                    std::iter::once(&leaf.snap).chain(also).all(|dep| {
+                        self.cfg.vars[*dep].derived.is_none_or(|other| {
+                            self.cfg.derived[other].rematch.is_none() || order.contains(&other)
+                        })
+                    })
+                });
+                if ready {
+                    order.push(*index);
+                }
+                !ready
+            });
+            if pending.len() == before {
+                order.append(&mut pending);
+            }
+        }
+        for index in order {
+            let leaf = &self.cfg.derived[index];
+            if let Some(also) = &leaf.rematch {
+                let needed = leaf.vars.iter().any(|var| rematched.contains(var));
+                if !needed {
+                    continue;
+                }
+                // What the scrutinee reads must be here under its own name.
+                let here = std::iter::once(&leaf.snap).chain(also).all(|dep| {
+                    let info = &self.cfg.vars[*dep];
+                    match info.derived {
+                        Some(other) if self.cfg.derived[other].rematch.is_some() => true,
+                        _ => access
+                            .idents
+                            .get(dep)
+                            .is_some_and(|ident| *ident == info.ident),
+                    }
+                });
+                if here {
+                    let pat = &leaf.pat;
+                    let init = self.jumps(leaf.init.clone().unwrap_or_default(), access);
+                    out.extend(quote!(let #pat = #init;));
+                }
+                continue;
+            }
             // Each name must mean this binding here, or a later derived binding of the
             // same snapshot that shadows it (and is derived after it).
             let visible = leaf.vars.iter().all(|var| {

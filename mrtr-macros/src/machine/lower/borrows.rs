@@ -104,3 +104,76 @@ pub(super) fn type_borrows(ty: &syn::Type) -> bool {
     find.visit_type(ty);
     find.0
 }
+
+/// Methods that return a `&mut` into their receiver.
+const MUT_RETURNING_METHODS: &[&str] = &[
+    "get_or_insert_with",
+    "get_or_insert",
+    "get_or_insert_default",
+    "get_mut",
+    "as_mut",
+    "as_deref_mut",
+    "first_mut",
+    "last_mut",
+    "or_insert",
+    "or_insert_with",
+    "or_default",
+    "entry_ref",
+];
+
+/// Methods that return a lock or `RefCell` guard.
+const GUARD_METHODS: &[&str] = &["lock", "read", "write", "borrow_mut", "try_lock"];
+
+/// What a local initialized with `init` is, when it can never be sealed, and a rewrite
+/// that compiles: a closure, a `&mut` returned by a method, a lock guard.
+pub(super) fn unstorable(name: &Ident, init: &Expr) -> Option<(String, String)> {
+    let text = super::compact::compact(quote::ToTokens::to_token_stream(init));
+    match init {
+        Expr::Paren(inner) => unstorable(name, &inner.expr),
+        Expr::Group(inner) => unstorable(name, &inner.expr),
+        Expr::Closure(_) => Some((
+            "a closure".to_string(),
+            format!(
+                "the sealed state holds data, not code. Define it after the suspension, or make it a function \
+                 outside the body (`fn {name}(..) -> .. {{ .. }}`) and pass it what it captured"
+            ),
+        )),
+        Expr::MethodCall(call) => {
+            let method = call.method.to_string();
+            let mut root = call;
+            // `m.lock().unwrap()`: the guard comes from the innermost call.
+            while BORROW_PRESERVING_METHODS.contains(&root.method.to_string().as_str())
+                && let Expr::MethodCall(inner) = &*root.receiver
+            {
+                root = inner;
+            }
+            let root_method = root.method.to_string();
+            if GUARD_METHODS.contains(&root_method.as_str()) && root.args.is_empty() {
+                return Some((
+                    format!("a lock guard (`.{root_method}()`)"),
+                    format!(
+                        "drop it before the suspension (`drop({name});` or a `{{ .. }}` block around its uses) and \
+                         take it again after: `let {name} = {text};`"
+                    ),
+                ));
+            }
+            if MUT_RETURNING_METHODS.contains(&method.as_str()) {
+                return Some((
+                    format!("a `&mut` reference returned by `{method}`"),
+                    format!(
+                        "take it again where it is used after the suspension (`let {name} = {text};`), \
+                         or finish with it before"
+                    ),
+                ));
+            }
+            None
+        }
+        Expr::Reference(reference) if reference.mutability.is_some() => Some((
+            "a `&mut` reference".to_string(),
+            format!(
+                "take it again where it is used after the suspension (`let {name} = {text};`), or finish with it before"
+            ),
+        )),
+        _ => None,
+    }
+}

@@ -97,7 +97,10 @@ impl Lowerer<'_> {
             }
             self.cur = Some(from);
             let (edge, vars) = self.branch(&arm.body, &body_binds, dest, join);
-            self.mark_borrowed(&vars, scrutinee_borrows(&expr_match.expr));
+            let (pattern, guarded) = vars.split_at(binds.len().min(vars.len()));
+            let borrows = scrutinee_borrows(&expr_match.expr);
+            self.rematch(pattern, &arm.pat, &scrutinee, borrows);
+            self.mark_borrowed(guarded, borrows);
             let pat = &arm.pat;
             arms.push(Arm {
                 pat: quote!(#pat),
@@ -142,6 +145,7 @@ impl Lowerer<'_> {
             Expr::Let(expr_let) => (self.lower_expr(&expr_let.expr), Some(&*expr_let.pat)),
             cond => (self.lower_expr(cond), None),
         };
+        let code = self.code(cond, &[]);
         let join = self.new_block();
         let from = self.current();
         let binds = match let_pat {
@@ -159,7 +163,12 @@ impl Lowerer<'_> {
         });
         let (then_edge, then_vars) = self.branch(&then_body, &binds, dest, join);
         if let Expr::Let(expr_let) = &*expr_if.cond {
-            self.mark_borrowed(&then_vars, scrutinee_borrows(&expr_let.expr));
+            self.rematch(
+                &then_vars,
+                &expr_let.pat,
+                &code,
+                scrutinee_borrows(&expr_let.expr),
+            );
         }
         self.cur = Some(from);
         let else_edge = match &expr_if.else_branch {
@@ -169,7 +178,6 @@ impl Lowerer<'_> {
                 self.branch(&syn::parse_quote!(()), &[], dest, join).0
             }
         };
-        let code = self.code(cond, &[]);
         let term = match let_pat {
             None => Term::If {
                 cond: code,

@@ -23,6 +23,7 @@ impl<'e> Lowerer<'e> {
             arg: false,
             borrowed: false,
             shared: false,
+            unstorable: None,
             derived: None,
             declared: None,
             role: None,
@@ -203,13 +204,65 @@ impl<'e> Lowerer<'e> {
     }
 
     /// A loop binding derived from a snapshot is read from the snapshot.
+    /// A binding matched again from a borrowed scrutinee keeps its own liveness, and reads
+    /// what the scrutinee reads.
     pub(super) fn map_derived(&self, vars: BTreeSet<VarId>) -> BTreeSet<VarId> {
-        vars.into_iter()
-            .map(|var| match self.cfg.vars[var].derived {
-                Some(leaf) => self.cfg.derived[leaf].snap,
-                None => var,
-            })
-            .collect()
+        let mut out = BTreeSet::new();
+        for var in vars {
+            match self.cfg.vars[var].derived {
+                Some(leaf) => {
+                    let leaf = &self.cfg.derived[leaf];
+                    out.insert(leaf.snap);
+                    if let Some(also) = &leaf.rematch {
+                        out.insert(var);
+                        out.extend(also.iter().copied());
+                    }
+                }
+                None => {
+                    out.insert(var);
+                }
+            }
+        }
+        out
+    }
+
+    /// The bindings `vars` of a suspending arm of a borrowed `match`/`if let` (`if let
+    /// Some(v) = &x`): when the scrutinee can be evaluated again (it reads only named
+    /// locals, and neither suspends nor exits), they are matched again from it where they
+    /// are needed instead of being carried, so a binding is never kept apart from its
+    /// owner. Otherwise they are marked borrowed.
+    pub(super) fn rematch(
+        &mut self,
+        vars: &[VarId],
+        pat: &syn::Pat,
+        scrutinee: &Code,
+        borrows: bool,
+    ) {
+        if !borrows || vars.is_empty() {
+            return;
+        }
+        let deps: Vec<VarId> = scrutinee.uses.iter().copied().collect();
+        let storable = !deps.is_empty()
+            && scrutinee.jumps.is_empty()
+            && !scrutinee.exits
+            && deps.iter().all(|var| !self.cfg.vars[*var].hidden);
+        if !storable {
+            self.mark_borrowed(vars, true);
+            return;
+        }
+        let leaf = self.cfg.derived.len();
+        for var in vars {
+            self.cfg.vars[*var].derived = Some(leaf);
+        }
+        let tokens = &scrutinee.tokens;
+        self.cfg.derived.push(DerivedLeaf {
+            snap: deps[0],
+            pat: quote!((#pat)),
+            path: Vec::new(),
+            vars: vars.to_vec(),
+            init: Some(quote!((#tokens) else { ::core::unreachable!() })),
+            rematch: Some(deps[1..].to_vec()),
+        });
     }
 
     /// Emits a value that needs no splitting into `dest`: a statement, a `let` of the

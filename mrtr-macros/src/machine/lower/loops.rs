@@ -3,6 +3,8 @@
 //! and derives the bindings from it again after every suspension; over `&mut` items it is
 //! refused.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::spanned::Spanned;
@@ -223,7 +225,11 @@ impl Lowerer<'_> {
 
     /// Lowers a `for` loop whose body suspends, by how its iterable yields items.
     pub(super) fn lower_for(&mut self, expr_for: &syn::ExprForLoop, dest: Dest) {
-        match loop_items(&expr_for.expr) {
+        let items = match loop_items(&expr_for.expr) {
+            Items::Owned => self.local_items(&expr_for.expr),
+            items => items,
+        };
+        match items {
             Items::Owned => self.lower_owned_loop(expr_for, dest),
             Items::Borrowed => self.lower_snapshot_loop(expr_for, dest),
             Items::Mutable(span) => {
@@ -239,6 +245,44 @@ impl Lowerer<'_> {
                 ));
                 self.errors.push(error);
             }
+        }
+    }
+
+    /// `for role in roles` over a local that holds a reference (`let roles = &team.roles;`,
+    /// `roles: &Vec<_>`, a binding of a borrowed `if let`): its items are borrowed, like
+    /// `for role in &v` (or `&mut` ones, for a `&mut` type).
+    fn local_items(&self, expr: &Expr) -> Items {
+        let expr = match expr {
+            Expr::Paren(inner) => return self.local_items(&inner.expr),
+            Expr::Group(inner) => return self.local_items(&inner.expr),
+            Expr::Path(path) if path.qself.is_none() => path,
+            _ => return Items::Owned,
+        };
+        let Some(ident) = expr.path.get_ident() else {
+            return Items::Owned;
+        };
+        let names: BTreeSet<String> = [ident.to_string()].into();
+        let Some(var) = self.resolve(&names).into_iter().next() else {
+            return Items::Owned;
+        };
+        let info = &self.cfg.vars[var];
+        let declared = info
+            .declared
+            .as_ref()
+            .and_then(|ty| syn::parse2::<syn::Type>(ty.clone()).ok());
+        match declared {
+            Some(syn::Type::Reference(reference)) if reference.mutability.is_some() => {
+                Items::Mutable(ident.span())
+            }
+            Some(syn::Type::Reference(_)) => Items::Borrowed,
+            _ if info.borrowed
+                || info
+                    .derived
+                    .is_some_and(|leaf| self.cfg.derived[leaf].rematch.is_some()) =>
+            {
+                Items::Borrowed
+            }
+            _ => Items::Owned,
         }
     }
 
@@ -366,6 +410,7 @@ impl Lowerer<'_> {
                 path,
                 vars,
                 init: None,
+                rematch: None,
             });
         }
         self.terminate(Term::Advance { snap, body, exit });

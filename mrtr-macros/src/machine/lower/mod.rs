@@ -154,5 +154,86 @@ pub fn lower(function: &MachineFn, errors: &mut Errors) -> Cfg {
     lowerer.scopes.push(Vec::new());
     lowerer.lower_stmts(&function.body.stmts, Dest::Return);
     lowerer.scopes.pop();
-    lowerer.cfg
+    let mut cfg = lowerer.cfg;
+    widen_rematched(&mut cfg);
+    cfg
+}
+
+/// Code that reads a binding matched again from its scrutinee ([`DerivedLeaf::rematch`])
+/// also reads what the scrutinee reads. The binding is marked only once its arm is lowered,
+/// so its uses are widened here, over the whole graph.
+fn widen_rematched(cfg: &mut Cfg) {
+    let deps: std::collections::BTreeMap<VarId, Vec<VarId>> = cfg
+        .vars
+        .iter()
+        .enumerate()
+        .filter_map(|(var, info)| {
+            let leaf = &cfg.derived[info.derived?];
+            let also = leaf.rematch.as_ref()?;
+            Some((
+                var,
+                std::iter::once(leaf.snap)
+                    .chain(also.iter().copied())
+                    .collect(),
+            ))
+        })
+        .collect();
+    if deps.is_empty() {
+        return;
+    }
+    let widen = |code: &mut Code| loop {
+        let before = code.uses.len();
+        let extra: Vec<VarId> = code
+            .uses
+            .iter()
+            .filter_map(|var| deps.get(var))
+            .flatten()
+            .copied()
+            .collect();
+        code.uses.extend(extra);
+        if code.uses.len() == before {
+            break;
+        }
+    };
+    let widen_edge = |edge: &mut Edge| {
+        if let Edge::Inline { body, .. } = edge {
+            widen(body);
+        }
+    };
+    for block in &mut cfg.blocks {
+        for item in &mut block.items {
+            match item {
+                Item::Stmt(code) | Item::Assign { value: code, .. } => widen(code),
+                Item::Let { init, diverge, .. } => {
+                    init.iter_mut().chain(diverge.iter_mut()).for_each(widen);
+                }
+            }
+        }
+        match &mut block.term {
+            Some(Term::If {
+                cond,
+                then_edge,
+                else_edge,
+                ..
+            }) => {
+                widen(cond);
+                widen_edge(then_edge);
+                widen_edge(else_edge);
+            }
+            Some(Term::Match { scrutinee, arms }) => {
+                widen(scrutinee);
+                for arm in arms {
+                    arm.guard.iter_mut().for_each(widen);
+                    widen_edge(&mut arm.edge);
+                }
+            }
+            Some(Term::Return(code)) => widen(code),
+            _ => {}
+        }
+    }
+    for site in &mut cfg.sites {
+        for request in &mut site.requests {
+            widen(&mut request.input);
+        }
+    }
 }

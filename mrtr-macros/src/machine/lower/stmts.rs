@@ -8,7 +8,7 @@ use syn::visit::Visit;
 use syn::{Expr, Pat, Stmt};
 
 use super::Lowerer;
-use super::borrows::{borrows, is_shared_type, type_borrows};
+use super::borrows::{borrows, is_shared_type, type_borrows, unstorable};
 use super::names::{mentioned, pattern_bindings};
 use super::suspends::{expr_has, stmt_has};
 use crate::machine::cfg::*;
@@ -132,7 +132,14 @@ impl Lowerer<'_> {
             .collect();
         let shared = init.as_ref().is_some_and(|init| self.shares(init))
             || matches!(&local.pat, Pat::Type(typed) if is_shared_type(&typed.ty));
+        let never = match (&local.pat, &local.init) {
+            (Pat::Ident(pat), Some(local_init)) if !expr_has(&local_init.expr) => {
+                unstorable(&pat.ident, &local_init.expr)
+            }
+            _ => None,
+        };
         for def in &defs {
+            self.cfg.vars[*def].unstorable = never.clone();
             self.cfg.vars[*def].borrowed = borrowed && derived_from.is_none();
             self.cfg.vars[*def].shared = shared;
         }
@@ -149,6 +156,7 @@ impl Lowerer<'_> {
                 path: Vec::new(),
                 vars: vec![*def],
                 init: Some(init.tokens.clone()),
+                rematch: None,
             });
         }
         let pat = &local.pat;
