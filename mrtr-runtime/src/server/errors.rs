@@ -161,6 +161,29 @@ pub(crate) fn round_cap(target: &str, cap: u32) -> ErrorData {
     )
 }
 
+/// `-32603`: a round of the tool's own code ran past the server's deadline and was
+/// dropped. Logged at WARN at most once a minute per process, with the count skipped.
+pub(crate) fn round_timeout(target: &str, timeout: std::time::Duration) -> ErrorData {
+    static LOG: std::sync::LazyLock<RateLimited> =
+        std::sync::LazyLock::new(|| RateLimited::new(std::time::Duration::from_secs(60)));
+    let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    LOG.warn(|skipped| {
+        tracing::warn!(
+            target,
+            timeout_ms = millis,
+            skipped,
+            "a round of a tool's code ran past the deadline; dropped"
+        );
+    });
+    ErrorData::internal_error(
+        format!(
+            "`{target}` did not finish a round within {timeout:?}, this server's limit \
+             (`round_timeout`); the call is ended"
+        ),
+        Some(serde_json::json!({ "roundTimeoutMs": millis })),
+    )
+}
+
 /// `-32602`: an answer stayed unusable until the call reached the cap on rounds.
 pub(crate) fn unusable_answers(target: &str, key: &str, problem: &str, cap: u32) -> ErrorData {
     ErrorData::invalid_params(

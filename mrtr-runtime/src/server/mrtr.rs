@@ -77,6 +77,8 @@ pub(crate) struct Mrtr {
     pub(crate) rounds: Option<Rounds>,
     /// Rounds one call may take.
     pub(crate) max_rounds: u32,
+    /// How long one round's own code may run (`None`: no deadline).
+    pub(crate) round_timeout: Option<std::time::Duration>,
     /// What every reply's `_meta` is stamped with.
     pub(crate) stamp: Arc<Stamp>,
 }
@@ -120,8 +122,7 @@ impl Pass<'_> {
     pub(crate) fn round_input<'p>(
         &'p mut self,
         states: &'p Arc<AppStates>,
-        max_rounds: u32,
-        max_state_bytes: usize,
+        limits: RoundLimits,
     ) -> (RoundInput<'p>, Option<&'p Held>) {
         let start = self.start.take().unwrap_or(Start::Fresh {
             early_answers: InputResponses::default(),
@@ -136,10 +137,7 @@ impl Pass<'_> {
             arguments: self.arguments,
             caller: &self.caller,
             states,
-            limits: RoundLimits {
-                max_rounds,
-                max_state_bytes,
-            },
+            limits,
             task_after: self.task_after,
             start,
             literals: self.descriptor.literals,
@@ -418,6 +416,15 @@ impl Mrtr {
             .unwrap_or_else(|| Err(errors::internal("a recorded round outcome does not decode")))
     }
 
+    /// The limits every round of this server is held to.
+    pub(crate) fn limits(&self) -> RoundLimits {
+        RoundLimits {
+            max_rounds: self.max_rounds,
+            max_state_bytes: self.max_state_bytes(),
+            round_timeout: self.round_timeout,
+        }
+    }
+
     /// The largest `requestState` this server seals or opens.
     pub(crate) fn max_state_bytes(&self) -> usize {
         self.sealer.max_token_bytes()
@@ -438,7 +445,7 @@ impl Mrtr {
             Ok(Begun::Replayed(recorded)) => return Self::replayed(&recorded),
             Err((error, _)) => return Err(error),
         };
-        let (input, held) = pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
+        let (input, held) = pass.round_input(&self.states, self.limits());
         let outcome = self.renewing(held, step_round(machine, input)).await;
         let reply = self.reply(&mut pass, outcome);
         self.conclude(pass, reply).await
@@ -465,8 +472,7 @@ impl Mrtr {
                 }
                 Err((error, rejection)) => return (Err(error), rejection),
             };
-            let (input, _) =
-                pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
+            let (input, _) = pass.round_input(&self.states, self.limits());
             let outcome = step_round(machine, input).await;
             let reply = self.reply(&mut pass, outcome);
             (reply, pass.rejection())
