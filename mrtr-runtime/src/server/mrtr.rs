@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use super::errors;
 use super::ledger::rounds::{Claimed, Held, Rounds};
 use super::payload::{self, PayloadError};
+use super::ratelimit::log_limited;
 use super::round::{
     Ask, Asked, Caller, Era, Resumed, RoundError, RoundInput, RoundLimits, RoundOutcome, Start,
     step_round,
@@ -216,7 +217,7 @@ impl Mrtr {
             Err(rejection) => {
                 pass.reject(rejection.reason());
                 span.record("outcome", "rejected");
-                tracing::warn!(%rejection, "requestState rejected");
+                log_limited!(warn, %rejection, "requestState rejected");
                 return Err((errors::rejected_state(), pass.rejection));
             }
         };
@@ -270,7 +271,8 @@ impl Mrtr {
         if envelope.round > self.max_rounds {
             pass.reject("round_beyond_cap");
             tracing::Span::current().record("outcome", "rejected");
-            tracing::warn!(
+            log_limited!(
+                warn,
                 round = envelope.round,
                 cap = self.max_rounds,
                 "requestState rejected: sealed past this server's round cap"
@@ -299,7 +301,7 @@ impl Mrtr {
                 Err(PayloadError::UnknownForm(detail)) => ("unknown_form", detail),
                 Err(PayloadError::Undecodable(reason)) => {
                     pass.reject("undecodable_pending_request");
-                    tracing::warn!(%reason, "requestState rejected");
+                    log_limited!(warn, %reason, "requestState rejected: undecodable pending requests");
                     return Err(errors::rejected_state());
                 }
             },
@@ -309,7 +311,7 @@ impl Mrtr {
         match self.stale_state {
             StaleStatePolicy::Reject => {
                 tracing::Span::current().record("outcome", "rejected");
-                tracing::warn!(%stale, "requestState sealed by another version of this machine");
+                log_limited!(warn, %stale, "requestState sealed by another version of this machine");
                 Err(errors::rejected_state())
             }
             StaleStatePolicy::Restart => {

@@ -20,6 +20,7 @@ use rmcp::model::{ClientCapabilities, InputRequest, InputResponses, JsonObject, 
 
 use super::errors;
 use super::payload;
+use super::ratelimit::log_limited;
 use crate::error::{BoxError, ErrorChain};
 use crate::machine::{
     AnswerProblem, Answers, AppStates, InputKind, Machine, Recipe, RequestCx, Resume, Run, Step,
@@ -548,7 +549,7 @@ fn never_asked(problem: &crate::machine::AnswerError, through_client: bool) -> R
     if through_client {
         // The sealed questions do not match the state they were sealed with: only a forged
         // (leaked-key) or incompatible token does that.
-        tracing::warn!(%problem, "authentic requestState resumes at a key it never asked");
+        log_limited!(warn, %problem, "authentic requestState resumes at a key it never asked");
         RoundError::RejectedState("pending_requests_do_not_match_state")
     } else {
         // The machine took a key it never asked: its bug, not the client's.
@@ -561,7 +562,7 @@ fn step_failure(error: StepError, through_client: bool) -> RoundError {
     match error {
         StepError::InvalidArguments(cause) => RoundError::InvalidArguments(cause),
         StepError::StateMismatch(cause) if through_client => {
-            tracing::warn!(detail = %ErrorChain(&*cause), "authentic requestState does not decode as this machine's state");
+            log_limited!(warn, detail = %ErrorChain(&*cause), "authentic requestState does not decode as this machine's state");
             RoundError::RejectedState("undecodable_state")
         }
         error @ StepError::Unstorable { .. } => RoundError::Unstorable(error),
