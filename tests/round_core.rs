@@ -29,6 +29,10 @@ use serde_json::{Value, json};
 /// The cap every server of this test holds calls to.
 const CAP: u32 = 3;
 
+/// The deadline on a round's own code every server of this test holds (the rows' other
+/// rounds take milliseconds).
+const ROUND_TIMEOUT: Duration = Duration::from_millis(250);
+
 #[mrtr::tool]
 async fn finishes() -> String {
     "done".to_string()
@@ -88,6 +92,14 @@ async fn keeps_asking() -> String {
     format!("stopped after {rounds}")
 }
 
+/// A step that never returns: it holds its request (and a task's slot) until the server's
+/// `round_timeout` drops it.
+#[mrtr::tool]
+async fn hangs() -> String {
+    std::future::pending::<()>().await;
+    "never".to_string()
+}
+
 /// Asks `a`, then takes an answer to `b`, which it never asked.
 struct TakesUnasked(MachineDescriptor);
 
@@ -141,9 +153,15 @@ fn as_task<M: Machine<Output = CallToolResult>>(machine: M) -> AsTask<M> {
 }
 
 async fn serve(tasks: bool) -> SocketAddr {
+    serve_with(tasks, mrtr::server::tasks::TaskSettings::default()).await
+}
+
+async fn serve_with(tasks: bool, settings: mrtr::server::tasks::TaskSettings) -> SocketAddr {
     let mut builder = McpServer::builder("round-core")
+        .task_settings(settings)
         .keys(KeyRing::new(KeyId(1), SecretKey::from_bytes([9; 32])))
-        .max_rounds_per_call(CAP);
+        .max_rounds_per_call(CAP)
+        .round_timeout(ROUND_TIMEOUT);
     builder = if tasks {
         builder
             .tool(as_task(finishes))
@@ -154,6 +172,7 @@ async fn serve(tasks: bool) -> SocketAddr {
             .tool(as_task(samples))
             .tool(as_task(keeps_asking))
             .tool(as_task(takes_unasked()))
+            .tool(as_task(hangs))
     } else {
         builder
             .tool(finishes)
@@ -164,6 +183,7 @@ async fn serve(tasks: bool) -> SocketAddr {
             .tool(samples)
             .tool(keeps_asking)
             .tool(takes_unasked())
+            .tool(hangs)
     };
     let bound = HttpServing::new(builder.build().unwrap())
         .bind("127.0.0.1:0".parse().unwrap())
@@ -326,6 +346,19 @@ fn rows() -> Vec<Row> {
                 -32603,
                 "`keeps_asking` asked for input more than 3 times in one call, this server's \
                  limit (`max_rounds_per_call`); the call is ended",
+            ),
+            legacy: None,
+            mrtr: None,
+        },
+        Row {
+            tool: "hangs",
+            answer: Answer::Yes,
+            // The step is dropped at the deadline: the request gets the error, the task
+            // ends `failed` with it (and frees its slot).
+            expected: error(
+                -32603,
+                "`hangs` did not finish a round within 250ms, this server's limit \
+                 (`round_timeout`); the call is ended",
             ),
             legacy: None,
             mrtr: None,
@@ -536,4 +569,23 @@ async fn every_behaviour_ends_the_same_on_every_carrier() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A task whose code never returns ends `failed` at the deadline and frees its slot: on a
+/// server that holds one live task, the next task is created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_never_returning_task_fails_at_the_deadline_and_frees_its_slot() {
+    let settings = mrtr::server::tasks::TaskSettings::default().max_live_tasks(1);
+    let addr = serve_with(true, settings).await;
+    for attempt in 0..3 {
+        let ended = as_a_task(addr, "hangs", Answer::Yes).await;
+        let Ended::Error(code, message) = &ended else {
+            panic!("attempt {attempt}: {ended:?}");
+        };
+        assert_eq!(*code, -32603, "attempt {attempt}: {message}");
+        assert!(
+            message.contains("`round_timeout`"),
+            "attempt {attempt}: {message}"
+        );
+    }
 }

@@ -15,7 +15,7 @@ use super::mcp_server::{Inner, LegacyServing, McpServer, NoFallback};
 use super::mrtr::{Mrtr, StaleStatePolicy};
 use super::principal::{self, PrincipalResolver};
 use super::registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
-use super::round::{DEFAULT_MAX_ROUNDS_PER_CALL, RoundLimits};
+use super::round::{DEFAULT_MAX_ROUNDS_PER_CALL, DEFAULT_ROUND_TIMEOUT, RoundLimits};
 use super::stamp::Stamp;
 use super::tasks::{MemoryTaskStore, TaskSettings, TaskStore, Tasks};
 use crate::machine::{AppStates, Machine, MachineDescriptor};
@@ -71,6 +71,7 @@ pub struct McpServerBuilder {
     task_store: Option<Arc<dyn TaskStore>>,
     task_settings: TaskSettings,
     max_rounds: u32,
+    round_timeout: Option<Duration>,
 }
 
 impl McpServer<NoFallback> {
@@ -110,6 +111,7 @@ impl McpServer<NoFallback> {
             task_store: None,
             task_settings: TaskSettings::default(),
             max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
+            round_timeout: Some(DEFAULT_ROUND_TIMEOUT),
         }
     }
 }
@@ -369,6 +371,23 @@ impl McpServerBuilder {
         self
     }
 
+    /// How long one round of a machine's own code may run — from a call or an answer to its
+    /// next question or its result (default [`DEFAULT_ROUND_TIMEOUT`], 60 s; `None` turns
+    /// the deadline off). Past it the round's future is dropped and the call ends with
+    /// `-32603` naming the tool and `round_timeout` (`data.roundTimeoutMs`), on every
+    /// carrier: an MRTR request or a legacy session's call gets the error; a task ends
+    /// `failed` with it and frees its slot. Time a client takes to answer does not count.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").round_timeout(Duration::from_secs(300));
+    /// let unbounded = mrtr_runtime::server::McpServer::builder("demo").round_timeout(None);
+    /// ```
+    pub fn round_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.round_timeout = timeout.into();
+        self
+    }
+
     /// Registers a tool machine (e.g. a `#[mrtr::tool]` function).
     ///
     /// ```no_run
@@ -471,6 +490,7 @@ impl McpServerBuilder {
         let limits = RoundLimits {
             max_rounds: self.max_rounds,
             max_state_bytes: sealer.max_token_bytes(),
+            round_timeout: self.round_timeout,
         };
         let tasks = (!task_tools.is_empty() || self.task_store.is_some()).then(|| {
             Tasks::new(
@@ -494,6 +514,7 @@ impl McpServerBuilder {
                         ledger::rounds::Rounds::new(ledger, self.round_lease, self.round_wait)
                     }),
                     max_rounds: self.max_rounds,
+                    round_timeout: self.round_timeout,
                     stamp,
                 },
                 info: self.info,

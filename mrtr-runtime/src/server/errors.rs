@@ -7,7 +7,7 @@ use rmcp::ErrorData;
 use rmcp::model::ClientCapabilities;
 use serde_json::Value;
 
-use super::ratelimit::RateLimited;
+use super::ratelimit::{RateLimited, log_limited};
 
 use crate::error::ErrorChain;
 use crate::machine::{InputKind, StepError};
@@ -151,13 +151,41 @@ pub(crate) fn legacy_timeout(key: &str, method: &str, timeout: std::time::Durati
 /// `-32603`: the tool kept asking past the cap on rounds per call (a loop that never ends,
 /// or one the client keeps feeding); its name and the cap are in the message.
 pub(crate) fn round_cap(target: &str, cap: u32) -> ErrorData {
-    tracing::warn!(target, cap, "a call reached the cap on rounds per call");
+    log_limited!(
+        warn,
+        target,
+        cap,
+        "a call reached the cap on rounds per call"
+    );
     ErrorData::internal_error(
         format!(
             "`{target}` asked for input more than {cap} times in one call, this server's limit \
              (`max_rounds_per_call`); the call is ended"
         ),
         Some(serde_json::json!({ "maxRoundsPerCall": cap })),
+    )
+}
+
+/// `-32603`: a round of the tool's own code ran past the server's deadline and was
+/// dropped. Logged at WARN at most once a minute per process, with the count skipped.
+pub(crate) fn round_timeout(target: &str, timeout: std::time::Duration) -> ErrorData {
+    static LOG: std::sync::LazyLock<RateLimited> =
+        std::sync::LazyLock::new(|| RateLimited::new(std::time::Duration::from_secs(60)));
+    let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    LOG.warn(|skipped| {
+        tracing::warn!(
+            target,
+            timeout_ms = millis,
+            skipped,
+            "a round of a tool's code ran past the deadline; dropped"
+        );
+    });
+    ErrorData::internal_error(
+        format!(
+            "`{target}` did not finish a round within {timeout:?}, this server's limit \
+             (`round_timeout`); the call is ended"
+        ),
+        Some(serde_json::json!({ "roundTimeoutMs": millis })),
     )
 }
 
@@ -205,7 +233,7 @@ pub(crate) fn unparsable_params(method: &str, params: Option<&Value>) -> Option<
     };
     let detail = problem.map_or_else(
         || "params do not match the method".to_string(),
-        |e| e.to_string(),
+        |e| without_client_text(&e.to_string()),
     );
     Some(ErrorData::invalid_params(
         format!(
@@ -213,6 +241,29 @@ pub(crate) fn unparsable_params(method: &str, params: Option<&Value>) -> Option<
         ),
         None,
     ))
+}
+
+/// A serde error without the client's own text (the value of a wrong type, an unknown
+/// variant or field): only the kind of value and what was expected, so the message can be
+/// logged (rmcp logs every error reply at WARN) without echoing what a client sent.
+fn without_client_text(detail: &str) -> String {
+    let expected = |rest: &str| {
+        rest.rfind(", expected ")
+            .map_or("", |at| &rest[at..])
+            .to_owned()
+    };
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = detail.strip_prefix(prefix) {
+            let kind = rest.split([' ', ',']).next().unwrap_or("value");
+            return format!("{prefix}{kind}{}", expected(rest));
+        }
+    }
+    for prefix in ["unknown variant ", "unknown field "] {
+        if let Some(rest) = detail.strip_prefix(prefix) {
+            return format!("{}{}", prefix.trim_end(), expected(rest));
+        }
+    }
+    detail.to_owned()
 }
 
 /// The methods of the tasks extension whose params [`unparsable_task_params`] checks.
@@ -308,7 +359,7 @@ pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
 
 /// `-32603` for a machine bug; the detail is logged, not sent.
 pub(crate) fn internal(detail: &str) -> ErrorData {
-    tracing::error!(detail, "mrtr machine failed");
+    log_limited!(error, detail, "mrtr machine failed");
     ErrorData::internal_error("the server failed to process this request", None)
 }
 
@@ -317,7 +368,7 @@ pub(crate) fn internal(detail: &str) -> ErrorData {
 /// never values) and in the log.
 pub(crate) fn unstorable_state(target: &str, error: &StepError) -> ErrorData {
     let reason = ErrorChain(error).to_string();
-    tracing::error!(target, reason, "mrtr machine state cannot be stored");
+    log_limited!(error, target, reason, "mrtr machine state cannot be stored");
     ErrorData::internal_error(format!("`{target}` cannot continue: {reason}"), None)
 }
 
@@ -562,6 +613,24 @@ mod tests {
                 error.message
             );
         }
+    }
+
+    #[test]
+    fn unparsable_params_never_echo_the_client_text() {
+        let params = serde_json::json!({"name": "t", "arguments": "SECRET\", expected x"});
+        let error = unparsable_params("tools/call", Some(&params)).expect("tools/call is ours");
+        assert!(!error.message.contains("SECRET"), "{}", error.message);
+        assert!(
+            error
+                .message
+                .contains("invalid type: string, expected a map"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            without_client_text("unknown variant `SECRET`, expected `a` or `b`"),
+            "unknown variant, expected `a` or `b`"
+        );
     }
 
     #[test]

@@ -182,10 +182,7 @@ impl<F> McpServer<F> {
 
     /// The limits every round of this server is held to.
     pub(super) fn limits(&self) -> RoundLimits {
-        RoundLimits {
-            max_rounds: self.inner.mrtr.max_rounds,
-            max_state_bytes: self.inner.mrtr.max_state_bytes(),
-        }
+        self.inner.mrtr.limits()
     }
 
     /// Serves a `tools/call` of a task tool for a client that declared the tasks
@@ -223,8 +220,7 @@ impl<F> McpServer<F> {
                 Ok(mrtr::Begun::Replayed(recorded)) => return Mrtr::replayed(&recorded),
                 Err((error, _)) => return Err(error),
             };
-            let (input, held) =
-                pass.round_input(&mrtr.states, mrtr.max_rounds, mrtr.max_state_bytes());
+            let (input, held) = pass.round_input(&mrtr.states, mrtr.limits());
             // The task is created inside the claimed round, so the round ledger records it as
             // the round's reply: a re-sent round gets the same task back.
             let stepped = mrtr

@@ -44,7 +44,7 @@ pub use listing::INPUT_KINDS_META_KEY;
 pub use mcp_server::{McpServer, NoFallback};
 pub use mrtr::StaleStatePolicy;
 pub use principal::{Principal, PrincipalResolver};
-pub use round::DEFAULT_MAX_ROUNDS_PER_CALL;
+pub use round::{DEFAULT_MAX_ROUNDS_PER_CALL, DEFAULT_ROUND_TIMEOUT};
 
 #[cfg(test)]
 mod tests {

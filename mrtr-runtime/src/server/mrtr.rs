@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use super::errors;
 use super::ledger::rounds::{Claimed, Held, Rounds};
 use super::payload::{self, PayloadError};
+use super::ratelimit::log_limited;
 use super::round::{
     Ask, Asked, Caller, Era, Resumed, RoundError, RoundInput, RoundLimits, RoundOutcome, Start,
     step_round,
@@ -77,6 +78,8 @@ pub(crate) struct Mrtr {
     pub(crate) rounds: Option<Rounds>,
     /// Rounds one call may take.
     pub(crate) max_rounds: u32,
+    /// How long one round's own code may run (`None`: no deadline).
+    pub(crate) round_timeout: Option<std::time::Duration>,
     /// What every reply's `_meta` is stamped with.
     pub(crate) stamp: Arc<Stamp>,
 }
@@ -120,8 +123,7 @@ impl Pass<'_> {
     pub(crate) fn round_input<'p>(
         &'p mut self,
         states: &'p Arc<AppStates>,
-        max_rounds: u32,
-        max_state_bytes: usize,
+        limits: RoundLimits,
     ) -> (RoundInput<'p>, Option<&'p Held>) {
         let start = self.start.take().unwrap_or(Start::Fresh {
             early_answers: InputResponses::default(),
@@ -136,10 +138,7 @@ impl Pass<'_> {
             arguments: self.arguments,
             caller: &self.caller,
             states,
-            limits: RoundLimits {
-                max_rounds,
-                max_state_bytes,
-            },
+            limits,
             task_after: self.task_after,
             start,
             literals: self.descriptor.literals,
@@ -218,7 +217,7 @@ impl Mrtr {
             Err(rejection) => {
                 pass.reject(rejection.reason());
                 span.record("outcome", "rejected");
-                tracing::warn!(%rejection, "requestState rejected");
+                log_limited!(warn, %rejection, "requestState rejected");
                 return Err((errors::rejected_state(), pass.rejection));
             }
         };
@@ -272,7 +271,8 @@ impl Mrtr {
         if envelope.round > self.max_rounds {
             pass.reject("round_beyond_cap");
             tracing::Span::current().record("outcome", "rejected");
-            tracing::warn!(
+            log_limited!(
+                warn,
                 round = envelope.round,
                 cap = self.max_rounds,
                 "requestState rejected: sealed past this server's round cap"
@@ -301,7 +301,7 @@ impl Mrtr {
                 Err(PayloadError::UnknownForm(detail)) => ("unknown_form", detail),
                 Err(PayloadError::Undecodable(reason)) => {
                     pass.reject("undecodable_pending_request");
-                    tracing::warn!(%reason, "requestState rejected");
+                    log_limited!(warn, %reason, "requestState rejected: undecodable pending requests");
                     return Err(errors::rejected_state());
                 }
             },
@@ -311,7 +311,7 @@ impl Mrtr {
         match self.stale_state {
             StaleStatePolicy::Reject => {
                 tracing::Span::current().record("outcome", "rejected");
-                tracing::warn!(%stale, "requestState sealed by another version of this machine");
+                log_limited!(warn, %stale, "requestState sealed by another version of this machine");
                 Err(errors::rejected_state())
             }
             StaleStatePolicy::Restart => {
@@ -418,6 +418,15 @@ impl Mrtr {
             .unwrap_or_else(|| Err(errors::internal("a recorded round outcome does not decode")))
     }
 
+    /// The limits every round of this server is held to.
+    pub(crate) fn limits(&self) -> RoundLimits {
+        RoundLimits {
+            max_rounds: self.max_rounds,
+            max_state_bytes: self.max_state_bytes(),
+            round_timeout: self.round_timeout,
+        }
+    }
+
     /// The largest `requestState` this server seals or opens.
     pub(crate) fn max_state_bytes(&self) -> usize {
         self.sealer.max_token_bytes()
@@ -438,7 +447,7 @@ impl Mrtr {
             Ok(Begun::Replayed(recorded)) => return Self::replayed(&recorded),
             Err((error, _)) => return Err(error),
         };
-        let (input, held) = pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
+        let (input, held) = pass.round_input(&self.states, self.limits());
         let outcome = self.renewing(held, step_round(machine, input)).await;
         let reply = self.reply(&mut pass, outcome);
         self.conclude(pass, reply).await
@@ -465,8 +474,7 @@ impl Mrtr {
                 }
                 Err((error, rejection)) => return (Err(error), rejection),
             };
-            let (input, _) =
-                pass.round_input(&self.states, self.max_rounds, self.max_state_bytes());
+            let (input, _) = pass.round_input(&self.states, self.limits());
             let outcome = step_round(machine, input).await;
             let reply = self.reply(&mut pass, outcome);
             (reply, pass.rejection())

@@ -48,6 +48,21 @@ impl RateLimited {
     }
 }
 
+/// Logs at `warn` or `error` at most once a minute for this call site (one kind of event),
+/// with the count of the lines skipped since the last one as the `skipped` field:
+/// `log_limited!(warn, %reason, "requestState rejected")`. For events a client can
+/// trigger once per request.
+macro_rules! log_limited {
+    ($level:ident, $($arg:tt)+) => {{
+        static LOG: std::sync::LazyLock<$crate::server::ratelimit::RateLimited> =
+            std::sync::LazyLock::new(|| {
+                $crate::server::ratelimit::RateLimited::new(std::time::Duration::from_secs(60))
+            });
+        LOG.warn(|skipped| tracing::$level!(skipped, $($arg)+));
+    }};
+}
+pub(crate) use log_limited;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,12 +13,14 @@
 //! awaits one [`RoundOutcome`], and carries it.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{ClientCapabilities, InputRequest, InputResponses, JsonObject, ProtocolVersion};
 
 use super::errors;
 use super::payload;
+use super::ratelimit::log_limited;
 use crate::error::{BoxError, ErrorChain};
 use crate::machine::{
     AnswerProblem, Answers, AppStates, InputKind, Machine, Recipe, RequestCx, Resume, Run, Step,
@@ -35,6 +37,25 @@ use crate::machine::{
 /// assert_eq!(mrtr_runtime::server::DEFAULT_MAX_ROUNDS_PER_CALL, 64);
 /// ```
 pub const DEFAULT_MAX_ROUNDS_PER_CALL: u32 = 64;
+
+/// How long one round of a tool's own code — from a call or an answer to its next
+/// question or its result — may run unless
+/// [`McpServerBuilder::round_timeout`](super::McpServerBuilder::round_timeout) says
+/// otherwise. Past it the step is dropped (its future is never polled again) and the call
+/// ends with `-32603` naming the tool and the limit; a task ends `failed` and frees its
+/// slot. Held on every carrier (MRTR, legacy sessions, tasks).
+///
+/// 60 s: a round is the code between two questions, not the time a person takes to answer
+/// (that is [`state_ttl`](super::McpServerBuilder::state_ttl) or
+/// [`legacy_request_timeout`](super::McpServerBuilder::legacy_request_timeout)); a
+/// request that holds its HTTP response open longer than a minute is cut by most proxies
+/// and clients anyway, and it is twice the round ledger's default lease. Tools whose
+/// rounds legitimately run longer (a task doing minutes of work) raise it or turn it off.
+///
+/// ```
+/// assert_eq!(mrtr_runtime::server::DEFAULT_ROUND_TIMEOUT.as_secs(), 60);
+/// ```
+pub const DEFAULT_ROUND_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The protocol the caller speaks, which decides how some failures are worded.
 #[derive(Debug, Clone)]
@@ -61,6 +82,9 @@ pub(crate) struct RoundLimits {
     /// The largest sealed state, in bytes of `requestState` (the same limit on every
     /// carrier, so a flow that works over a session also works over MRTR).
     pub(crate) max_state_bytes: usize,
+    /// How long one round's own code may run ([`DEFAULT_ROUND_TIMEOUT`]; `None`: no
+    /// deadline).
+    pub(crate) round_timeout: Option<Duration>,
 }
 
 /// The questions a suspension asked and the state they were asked with: what an unusable
@@ -205,6 +229,8 @@ pub(crate) enum RoundError {
     /// A state that came back through the client does not fit this machine (`reason` is
     /// the `rejection` code logged).
     RejectedState(&'static str),
+    /// The round's own code ran past the deadline and was dropped.
+    Deadline { timeout: Duration },
     /// A bug: in the machine, or a state the server itself kept that does not fit.
     Internal(String),
 }
@@ -221,6 +247,7 @@ impl RoundError {
             RoundError::StateTooLarge { .. } => "state too large",
             RoundError::Unstorable(_) => "unstorable state",
             RoundError::RejectedState(_) => "rejected",
+            RoundError::Deadline { .. } => "round timeout",
             RoundError::Internal(_) => "internal error",
         }
     }
@@ -231,7 +258,7 @@ impl RoundError {
     /// state grown too large from its input, unusable answers up to the cap); `-32021`
     /// (2026-07-28) or `-32600` (older sessions, which have no code for it) for input the
     /// caller did not declare; `-32603` for the server's side (a machine bug, a state that
-    /// cannot be stored, a tool that keeps asking past the cap).
+    /// cannot be stored, a tool that keeps asking past the cap, a round past its deadline).
     pub(crate) fn to_error(&self, target: &str, era: &Era) -> ErrorData {
         match self {
             RoundError::InvalidArguments(cause) => errors::invalid_arguments(&**cause),
@@ -254,14 +281,29 @@ impl RoundError {
             RoundError::StateTooLarge { size, limit } => errors::state_too_large(*size, *limit),
             RoundError::Unstorable(error) => errors::unstorable_state(target, error),
             RoundError::RejectedState(_) => errors::rejected_state(),
+            RoundError::Deadline { timeout } => errors::round_timeout(target, *timeout),
             RoundError::Internal(detail) => errors::internal(detail),
         }
     }
 }
 
 /// Runs one round: steps the machine from `input.start` (and once more when a first call
-/// already carries its answers) to a suspension, its end, a hand-off or a failure.
+/// already carries its answers) to a suspension, its end, a hand-off or a failure. A round
+/// whose code runs past `input.limits.round_timeout` is dropped and fails.
 pub(crate) async fn step_round<M: Machine + ?Sized>(
+    machine: &M,
+    input: RoundInput<'_>,
+) -> RoundOutcome<M::Output> {
+    match input.limits.round_timeout {
+        Some(timeout) => tokio::time::timeout(timeout, run_round(machine, input))
+            .await
+            .unwrap_or(RoundOutcome::Failed(RoundError::Deadline { timeout })),
+        None => run_round(machine, input).await,
+    }
+}
+
+/// [`step_round`] without the deadline.
+async fn run_round<M: Machine + ?Sized>(
     machine: &M,
     input: RoundInput<'_>,
 ) -> RoundOutcome<M::Output> {
@@ -507,7 +549,7 @@ fn never_asked(problem: &crate::machine::AnswerError, through_client: bool) -> R
     if through_client {
         // The sealed questions do not match the state they were sealed with: only a forged
         // (leaked-key) or incompatible token does that.
-        tracing::warn!(%problem, "authentic requestState resumes at a key it never asked");
+        log_limited!(warn, %problem, "authentic requestState resumes at a key it never asked");
         RoundError::RejectedState("pending_requests_do_not_match_state")
     } else {
         // The machine took a key it never asked: its bug, not the client's.
@@ -520,7 +562,7 @@ fn step_failure(error: StepError, through_client: bool) -> RoundError {
     match error {
         StepError::InvalidArguments(cause) => RoundError::InvalidArguments(cause),
         StepError::StateMismatch(cause) if through_client => {
-            tracing::warn!(detail = %ErrorChain(&*cause), "authentic requestState does not decode as this machine's state");
+            log_limited!(warn, detail = %ErrorChain(&*cause), "authentic requestState does not decode as this machine's state");
             RoundError::RejectedState("undecodable_state")
         }
         error @ StepError::Unstorable { .. } => RoundError::Unstorable(error),

@@ -160,6 +160,7 @@ impl Harness {
                 states: Arc::default(),
                 rounds: None,
                 max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
+                round_timeout: None,
                 stamp: Arc::new(crate::server::stamp::Stamp::new(
                     &rmcp::model::Implementation::new(HARNESS_AUDIENCE, env!("CARGO_PKG_VERSION")),
                     None,
@@ -349,6 +350,40 @@ impl Harness {
     #[must_use]
     pub fn max_rounds_per_call(mut self, rounds: u32) -> Self {
         self.mrtr.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// How long one round of a machine's own code may run before the harness's server drops
+    /// it and ends the call with `-32603` naming the tool and `round_timeout`, as
+    /// [`McpServerBuilder::round_timeout`](crate::server::McpServerBuilder::round_timeout)
+    /// (whose default is [`DEFAULT_ROUND_TIMEOUT`](crate::server::DEFAULT_ROUND_TIMEOUT)).
+    /// The harness has no deadline unless given one, so it runs under any executor; with
+    /// one, drive it inside a Tokio runtime (the deadline is a Tokio timer).
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Hangs(MachineDescriptor);
+    /// # impl Machine for Hangs {
+    /// #     type Output = String;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, _run: Run<'a>) -> StepFuture<'a, String> {
+    /// #         Box::pin(std::future::pending())
+    /// #     }
+    /// # }
+    /// # let hangs = Hangs(MachineDescriptor::tool(
+    /// #     rmcp::model::Tool::new("hangs", "Never returns", serde_json::Map::new()), [], 1));
+    /// use std::time::Duration;
+    /// let harness = mrtr_runtime::testing::Harness::new().round_timeout(Duration::from_millis(20));
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+    /// let error = runtime
+    ///     .block_on(harness.request(&hangs, serde_json::json!({}), None, None))
+    ///     .unwrap_err();
+    /// assert_eq!(error.code.0, -32603);
+    /// assert!(error.message.contains("`hangs`") && error.message.contains("`round_timeout`"));
+    /// ```
+    #[must_use]
+    pub fn round_timeout(mut self, timeout: impl Into<Option<std::time::Duration>>) -> Self {
+        self.mrtr.round_timeout = timeout.into();
         self
     }
 

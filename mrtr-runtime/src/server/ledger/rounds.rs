@@ -100,7 +100,7 @@ impl Rounds {
                     return Claimed::Refused(errors::answers_conflict());
                 }
                 ClaimOutcome::Abandoned => {
-                    tracing::warn!(round = %claim.round, "at-most-once round abandoned by a stopped instance; refusing to run it again");
+                    crate::server::ratelimit::log_limited!(warn, round = %claim.round, "at-most-once round abandoned by a stopped instance; refusing to run it again");
                     return Claimed::Refused(errors::round_abandoned());
                 }
                 ClaimOutcome::InProgress => {

@@ -18,6 +18,7 @@ use super::settings::TaskSettings;
 use super::store::{Admission, Created, StoredTask, TaskStore};
 use crate::machine::{Answers, AppStates, Machine, Resume};
 use crate::server::errors;
+use crate::server::ratelimit::log_limited;
 use crate::server::round::{
     Asked, Caller, Era, Resumed, RoundInput, RoundLimits, RoundOutcome, Start, TaskHandOff,
     step_round,
@@ -189,11 +190,11 @@ impl Tasks {
             }
             Ok(Created::Duplicate) => return Err(errors::internal("a new task id was taken")),
             Err(error) => {
-                tracing::warn!(%error, "cannot create a task");
+                log_limited!(warn, %error, "cannot create a task");
                 return Err(errors::task_store_unavailable());
             }
         }
-        tracing::info!(task = %id, tool = %body.tool, "task created");
+        tracing::info!(task = %task_ref(&id), tool = %body.tool, "task created");
         let task = self.task_of(&id, &body);
         let start = match (handoff.resume, handoff.asked) {
             (Some(resume), Some(asked)) => Start::Resumed(Resumed {
@@ -392,7 +393,7 @@ impl Tasks {
             })
             .await?;
         if let Modified::Written(_) = modified {
-            tracing::info!(task = %id, "task cancelled");
+            tracing::info!(task = %task_ref(id), "task cancelled");
             if let Some((_, run)) = self.running().remove(id) {
                 run.abort();
             }
@@ -440,7 +441,7 @@ impl Tasks {
             if let Some(Err(error)) = joined
                 && error.is_panic()
             {
-                tracing::error!(task = %id, "a task's code panicked");
+                log_limited!(error, task = %task_ref(&id), "a task's code panicked");
                 let error = errors::internal("the tool panicked while running this task");
                 this.settle(&id, Settle::Failed(error)).await;
             }
@@ -475,7 +476,7 @@ impl Tasks {
             }
             RoundOutcome::Ask(ask) => {
                 if ask.again {
-                    tracing::info!(task = %id, "asking again");
+                    tracing::info!(task = %task_ref(&id), "asking again");
                 }
                 self.park(&id, ask.requests, ask.state, ask.round).await;
             }
@@ -521,7 +522,7 @@ impl Tasks {
             })
             .await;
         if let Err(error) = written {
-            tracing::warn!(task = %id, %error.message, "cannot park a task on its questions");
+            log_limited!(warn, task = %task_ref(id), %error.message, "cannot park a task on its questions");
         }
     }
 
@@ -548,13 +549,13 @@ impl Tasks {
             })
             .await;
         if let Err(error) = written {
-            tracing::warn!(task = %id, %error.message, "cannot record how a task ended");
+            log_limited!(warn, task = %task_ref(id), %error.message, "cannot record how a task ended");
         }
     }
 
     async fn load(&self, id: &str) -> Result<Option<(StoredTask, TaskBody)>, ErrorData> {
         let stored = self.store.load(id, now_ms()).await.map_err(|error| {
-            tracing::warn!(%error, "cannot read a task");
+            log_limited!(warn, %error, "cannot read a task");
             errors::task_store_unavailable()
         })?;
         let Some(stored) = stored else {
@@ -598,7 +599,7 @@ impl Tasks {
                 Ok(true) => return Ok(Modified::Written(Box::new(body))),
                 Ok(false) => continue,
                 Err(error) => {
-                    tracing::warn!(%error, "cannot write a task");
+                    log_limited!(warn, %error, "cannot write a task");
                     return Err(errors::task_store_unavailable());
                 }
             }
@@ -658,6 +659,18 @@ fn iso8601(ms: u64) -> String {
     chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(i64::MAX))
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// A short, stable reference to a task for logs: the first 8 hex digits of the SHA-256 of
+/// its id. The id itself is the capability to read and answer the task, so it is never
+/// logged at INFO or above.
+pub(crate) fn task_ref(id: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(id.as_bytes());
+    digest[..4]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 #[cfg(test)]
