@@ -473,8 +473,7 @@ fn run_fn(
     } else {
         quote!(::mrtr::__private::PlainExit)
     };
-    let ended = Ident::new("__mrtr_ended", Span::mixed_site());
-    let flow_type = Ident::new("__mrtr_flow_type", Span::mixed_site());
+    let dispatch = dispatch_loop(&exit, &blocks);
     quote! {
         #(#lints)*
         #[allow(
@@ -522,22 +521,33 @@ fn run_fn(
                     }
                 }
             }
-            let #flow_type = ::mrtr::__private::flow_type(&__mrtr_flow);
-            loop {
-                let #ended = match __mrtr_flow {
-                    #(#blocks)*
-                };
-                match <#exit as ::mrtr::__private::Exit>::finish(#ended) {
-                    ::mrtr::__private::BlockEnd::Next(__mrtr_next) => __mrtr_flow = __mrtr_next,
-                    ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
-                        return ::core::result::Result::Ok(::mrtr::__private::Step::Done(__mrtr_value));
-                    }
-                    ::mrtr::__private::BlockEnd::Suspend(__mrtr_suspend) => {
-                        return ::core::result::Result::Ok(::mrtr::__private::Step::Suspend(__mrtr_suspend));
-                    }
-                    ::mrtr::__private::BlockEnd::Fail(__mrtr_error) => {
-                        return ::core::result::Result::Err(__mrtr_error);
-                    }
+            #dispatch
+        }
+    }
+}
+
+/// The dispatch loop: runs the current block in its `async` block and moves to the next
+/// until the body finishes, suspends or fails. `exit` is the body's [`returns_result`]
+/// kind; each block reads `__mrtr_flow_type` to pin its flow's type.
+fn dispatch_loop(exit: &Ident, blocks: &[TokenStream]) -> TokenStream {
+    let ended = Ident::new("__mrtr_ended", Span::mixed_site());
+    let flow_type = Ident::new("__mrtr_flow_type", Span::mixed_site());
+    quote! {
+        let #flow_type = ::mrtr::__private::flow_type(&__mrtr_flow);
+        loop {
+            let #ended = match __mrtr_flow {
+                #(#blocks)*
+            };
+            match <#exit as ::mrtr::__private::Exit>::finish(#ended) {
+                ::mrtr::__private::BlockEnd::Next(__mrtr_next) => __mrtr_flow = __mrtr_next,
+                ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
+                    return ::core::result::Result::Ok(::mrtr::__private::Step::Done(__mrtr_value));
+                }
+                ::mrtr::__private::BlockEnd::Suspend(__mrtr_suspend) => {
+                    return ::core::result::Result::Ok(::mrtr::__private::Step::Suspend(__mrtr_suspend));
+                }
+                ::mrtr::__private::BlockEnd::Fail(__mrtr_error) => {
+                    return ::core::result::Result::Err(__mrtr_error);
                 }
             }
         }
