@@ -533,9 +533,9 @@ fn profile_form() -> InputRequest {
         serde_json::from_value(json!({
             "type": "object",
             "properties": {
-                "name": {"type": "string", "description": "Your name"},
-                "age": {"type": "integer", "description": "Your age", "minimum": 18, "maximum": 130},
-                "newsletter": {"type": "boolean", "description": "Subscribe to the newsletter?"},
+                "name": {"type": "string", "title": "Your name"},
+                "age": {"type": "integer", "title": "Your age", "minimum": 18, "maximum": 130},
+                "newsletter": {"type": "boolean", "title": "Subscribe to the newsletter?"},
             },
             "required": ["name", "age", "newsletter"],
         }))
