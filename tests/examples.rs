@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use deploy_wizard::{check_version, deploy_wizard as deploy_wizard_tool};
 use explain_prompt::explain_prompt as explain_prompt_tool;
-use file_organiser::organise_files;
+use file_organiser::{AllowedRoots, organise_files};
 use mrtr::client::{
     CallOutput, CallTarget, HandlerError, InputHandlers, MrtrClient, PendingCall, RoundObserver,
 };
@@ -374,6 +374,11 @@ impl Workspace {
     fn path(&self, relative: &str) -> String {
         self.0.join(relative).display().to_string()
     }
+
+    /// The server's allowed directories: this workspace alone.
+    fn allowed(&self) -> Arc<AllowedRoots> {
+        Arc::new(AllowedRoots::new([self.0.clone()]).unwrap())
+    }
 }
 
 impl Drop for Workspace {
@@ -388,6 +393,7 @@ async fn organiser_lists_roots_and_proposes_moves_without_touching_files() {
     let uri = workspace.uri();
     let mut offered = Vec::new();
     let transcript = Harness::new()
+        .app_state(workspace.allowed())
         .drive(&organise_files, json!({}), |key, request| match request {
             InputRequest::ListRoots(_) => json!({"roots": [{"uri": uri, "name": "work"}]}),
             _ => {
@@ -453,6 +459,7 @@ async fn organiser_filters_by_extension_and_handles_no_roots_and_decline() {
     let uri = workspace.uri();
     let mut labels = 0;
     let transcript = Harness::new()
+        .app_state(workspace.allowed())
         .drive(
             &organise_files,
             json!({"extension": "pdf"}),
@@ -473,6 +480,7 @@ async fn organiser_filters_by_extension_and_handles_no_roots_and_decline() {
     );
 
     let transcript = Harness::new()
+        .app_state(workspace.allowed())
         .drive(&organise_files, json!({}), |_, _| json!({"roots": []}))
         .await
         .unwrap();
@@ -649,9 +657,19 @@ async fn call_over_http(
     target: CallTarget,
     handlers: InputHandlers,
 ) -> (CallOutput, Vec<RoundSeen>) {
-    let (addr, server_task) = server::serve_http("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    call_over_http_allowing(target, handlers, AllowedRoots::demo().unwrap()).await
+}
+
+/// [`call_over_http`] against a showcase whose organiser may look inside `allowed`.
+async fn call_over_http_allowing(
+    target: CallTarget,
+    handlers: InputHandlers,
+    allowed: AllowedRoots,
+) -> (CallOutput, Vec<RoundSeen>) {
+    let (addr, server_task) =
+        server::serve_http_with("127.0.0.1:0".parse().unwrap(), allowed, |serving| serving)
+            .await
+            .unwrap();
     let transport =
         rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
     let rounds = Rounds::default();
@@ -770,9 +788,10 @@ async fn http_organiser_uses_the_clients_roots() {
         "moves",
         form(json!({"choices": [expected.clone()]})),
     )]);
-    let (output, rounds) = call_over_http(
+    let (output, rounds) = call_over_http_allowing(
         CallTarget::tool("organise_files", None),
         handlers(answers, vec![workspace.uri()]),
+        AllowedRoots::new([workspace.0.clone()]).unwrap(),
     )
     .await;
     let CallOutput::Tool(result) = output else {
@@ -819,4 +838,212 @@ async fn http_prompt_and_resource() {
     let contents = serde_json::to_value(&result.contents[0]).unwrap();
     assert!(contents["text"].as_str().unwrap().starts_with("deploy-key"));
     assert_eq!(keys(&rounds), [vec!["consent"]]);
+}
+
+// ------------------------------------------------- safe to serve (issue 35)
+
+/// The probe: a client sends a `file://` root at a directory of the server's that the
+/// operator never allowed. Nothing in it is listed or offered; the reply says it was skipped.
+#[tokio::test]
+async fn http_organiser_skips_roots_outside_the_allowed_directories() {
+    let secrets = Workspace::new(
+        "probe",
+        &["payroll-2026.pdf", "api-keys.json", "customers.csv"],
+    );
+    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = asked.clone();
+    let handlers = InputHandlers::new()
+        .on_elicit(move |request| {
+            let schema = serde_json::to_string(&request.requested_schema).unwrap_or_default();
+            seen.lock()
+                .unwrap()
+                .push(format!("{} {schema}", request.message));
+            async { Ok(ElicitResult::new(ElicitationAction::Decline)) }
+        })
+        .on_list_roots(move |_request| {
+            let roots = vec![
+                Root::new(secrets.uri()),
+                Root::new("file:///etc".to_string()),
+            ];
+            async move { Ok(ListRootsResult::new(roots)) }
+        });
+    let (output, rounds) = call_over_http(CallTarget::tool("organise_files", None), handlers).await;
+    let CallOutput::Tool(result) = output else {
+        panic!("not a tool result")
+    };
+    let text = tool_text(&result);
+    for secret in ["payroll-2026.pdf", "api-keys.json", "customers.csv"] {
+        assert!(!text.contains(secret), "{text}");
+    }
+    assert!(
+        asked.lock().unwrap().is_empty(),
+        "{:?}",
+        asked.lock().unwrap()
+    );
+    assert_eq!(rounds.len(), 1, "only the roots were asked");
+    assert!(text.contains("Skipped 2 root(s)"), "{text}");
+    assert!(
+        text.contains("outside the directories this server may organise"),
+        "{text}"
+    );
+}
+
+/// Inside an allowed directory, neither a symbolic link nor `..` leads out of it: a root
+/// through a link to an outside directory, a root with `..`, a root outside, and a non-file
+/// root are skipped with their reasons; a linked file is not offered.
+#[cfg(unix)]
+#[tokio::test]
+async fn organiser_refuses_dot_dot_and_symbolic_links_leading_out() {
+    let allowed = Workspace::new("allowed", &["ok.pdf"]);
+    let outside = Workspace::new("outside", &["payroll-2026.pdf"]);
+    std::os::unix::fs::symlink(&outside.0, allowed.0.join("escape")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.0.join("payroll-2026.pdf"),
+        allowed.0.join("leak.pdf"),
+    )
+    .unwrap();
+    let outside_name = outside.0.file_name().unwrap().to_str().unwrap().to_string();
+    let roots = json!({"roots": [
+        {"uri": format!("{}/escape", allowed.uri())},
+        {"uri": format!("{}/../{outside_name}", allowed.uri())},
+        {"uri": outside.uri()},
+        {"uri": "https://example.com/"},
+        {"uri": allowed.uri()},
+    ]});
+    let mut offered = String::new();
+    let transcript = Harness::new()
+        .app_state(allowed.allowed())
+        .drive(&organise_files, json!({}), |_, request| match request {
+            InputRequest::ListRoots(_) => roots.clone(),
+            _ => {
+                offered = serde_json::to_string(request).unwrap();
+                decline()
+            }
+        })
+        .await
+        .unwrap();
+    assert!(offered.contains("ok.pdf"), "{offered}");
+    assert!(
+        !offered.contains("payroll") && !offered.contains("leak.pdf"),
+        "{offered}"
+    );
+    let text = tool_text(&transcript.output);
+    assert!(!text.contains("payroll-2026.pdf"), "{text}");
+    for expected in [
+        "Skipped 4 root(s)",
+        "/escape: leads outside the directories this server may organise (a symbolic link)",
+        "contains `..`",
+        &format!(
+            "{}: outside the directories this server may organise",
+            outside.uri()
+        ),
+        "https://example.com/: not a file:// URI",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in {text}");
+    }
+    assert!(
+        text.starts_with("No moves approved; nothing changes."),
+        "{text}"
+    );
+}
+
+/// The probe: the last round of an order replayed 200 times with an oversized kitchen
+/// note. The rail keeps at most 100 tickets and 64 KiB, newest first kept; a note is cut.
+#[tokio::test]
+async fn order_ticket_rail_stays_bounded_under_replays_of_the_last_round() {
+    use mrtr::testing::Reply;
+    let kitchen = Arc::new(Kitchen::default());
+    let harness = Harness::new().app_state(kitchen.clone());
+    let args = json!({"customer": "Mallory"});
+    let mut state = None;
+    let mut responses = None;
+    let last = loop {
+        match harness
+            .request(&order_food, args.clone(), state.clone(), responses.clone())
+            .await
+            .unwrap()
+        {
+            Reply::InputRequired(round) => {
+                let requests = round.input_requests.clone().unwrap();
+                let (key, request) = requests.iter().next().unwrap();
+                let answer = match request {
+                    InputRequest::CreateMessage(_) => json!({
+                        "role": "assistant",
+                        "content": {"type": "text", "text": "n".repeat(200_000)},
+                        "model": "scripted"
+                    }),
+                    _ if key == "dish" => {
+                        accept(json!({"dish": "tiramisu", "quantity": 1, "more": false}))
+                    }
+                    _ => accept(json!({"confirm": true})),
+                };
+                state = round.request_state.clone();
+                responses = Some([(key.clone(), answer)].into_iter().collect());
+            }
+            Reply::Complete(result) => break tool_text(&result),
+        }
+    };
+    for _ in 0..200 {
+        let replay = harness
+            .request(&order_food, args.clone(), state.clone(), responses.clone())
+            .await
+            .unwrap();
+        assert!(matches!(replay, Reply::Complete(_)));
+    }
+    let tickets = kitchen.tickets();
+    let bytes: usize = tickets.iter().map(String::len).sum();
+    assert!(tickets.len() <= 100, "{} tickets kept", tickets.len());
+    assert!(bytes <= 64 * 1024, "{bytes} bytes kept");
+    assert!(!tickets.is_empty());
+    assert!(tickets.iter().all(|ticket| ticket.len() <= 1024));
+    assert!(
+        last.len() < 2_000,
+        "the note in the reply is cut: {} bytes",
+        last.len()
+    );
+}
+
+/// The largest order the form allows (every answer "20, and more") completes: the loop
+/// stops at the per-order cap, the total is confirmed, the note sampled, the ticket placed,
+/// and the sealed state stays far below `max_state_bytes`.
+#[tokio::test]
+async fn order_the_largest_allowed_order_completes() {
+    let kitchen = Arc::new(Kitchen::default());
+    let mut dishes = 0;
+    let transcript = Harness::new()
+        .app_state(kitchen.clone())
+        .drive(&order_food, json!({"customer": "Big table"}), |key, request| {
+            if let InputRequest::CreateMessage(_) = request {
+                return json!({"role": "assistant", "content": {"type": "text", "text": "A feast."}, "model": "scripted"});
+            }
+            if key == "dish" {
+                dishes += 1;
+                return accept(json!({"dish": "pad-thai", "quantity": 20, "more": true}));
+            }
+            accept(json!({"confirm": true}))
+        })
+        .await
+        .expect("the largest order completes");
+    let text = tool_text(&transcript.output);
+    assert!(
+        text.starts_with("Order placed for Big table: 20 × pad thai"),
+        "{text}"
+    );
+    assert_eq!(text.matches("20 × pad thai").count(), 10, "{text}");
+    assert!(text.contains("total 2200.00"), "{text}");
+    assert_eq!(dishes, 10);
+    assert_eq!(kitchen.tickets().len(), 1);
+    let largest = transcript
+        .rounds
+        .iter()
+        .map(|round| round.token_len)
+        .max()
+        .unwrap();
+    assert!(largest < 8 * 1024, "largest requestState {largest} bytes");
+    let place = transcript.rounds[10].requests[0].1.clone();
+    assert!(
+        message_of(&place).contains("10 dishes"),
+        "{}",
+        message_of(&place)
+    );
 }

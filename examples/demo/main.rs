@@ -129,13 +129,20 @@ fn sample_workspace() -> std::io::Result<PathBuf> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let (addr, server_task) = server::serve_http("127.0.0.1:0".parse()?).await?;
-    let url = format!("http://{addr}/mcp");
-
     let workspace = match cli.flow {
         Flow::Organise => Some(sample_workspace()?),
         _ => None,
     };
+    // The organiser only looks inside the directories the server allows: here, the
+    // throwaway workspace this demo offers as the client's root.
+    let allowed = match &workspace {
+        Some(dir) => file_organiser::AllowedRoots::new([dir.clone()])?,
+        None => file_organiser::AllowedRoots::demo()?,
+    };
+    let (addr, server_task) =
+        server::serve_http_with("127.0.0.1:0".parse()?, allowed, |serving| serving).await?;
+    let url = format!("http://{addr}/mcp");
+
     let options = AnswerOptions {
         roots: workspace.iter().cloned().collect(),
         sample: Some(SampleSource::Reply(

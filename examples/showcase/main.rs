@@ -8,6 +8,7 @@
 //! cargo run --example showcase -- describe deploy_wizard
 //! cargo run --example showcase -- serve-http 127.0.0.1:8080
 //! cargo run --example showcase -- serve-http 127.0.0.1:8080 --body-timeout 10 --max-connections 256
+//! cargo run --example showcase -- serve-http 127.0.0.1:8080 --root-allow ~/scratch   # organise_files' reach
 //! cargo run -p mrtr-cli -- stdio --call deploy_wizard --args '{"service":"api"}' -- target/debug/examples/showcase serve-stdio
 //! ```
 
@@ -33,6 +34,28 @@ use mrtr::rmcp::ServiceExt as _;
 struct Cli {
     #[command(subcommand)]
     mode: Mode,
+    /// A directory `organise_files` may look into (repeatable). Roots a client shares
+    /// outside every such directory are skipped. Default: a demo directory with a few
+    /// sample files, created under the system temp directory.
+    #[arg(long, value_name = "DIR", global = true)]
+    root_allow: Vec<PathBuf>,
+}
+
+impl Cli {
+    /// The directories `organise_files` may look into, announced on stderr.
+    fn allowed_roots(&self) -> anyhow::Result<file_organiser::AllowedRoots> {
+        let allowed = if self.root_allow.is_empty() {
+            file_organiser::AllowedRoots::demo()?
+        } else {
+            file_organiser::AllowedRoots::new(self.root_allow.iter().cloned()).map_err(|error| {
+                anyhow::anyhow!("--root-allow: {error} (each must be an existing directory)")
+            })?
+        };
+        for dir in allowed.dirs() {
+            eprintln!("organise_files may look inside {}", dir.display());
+        }
+        Ok(allowed)
+    }
 }
 
 #[derive(Subcommand)]
@@ -107,23 +130,26 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
-    match Cli::parse().mode {
+    let cli = Cli::parse();
+    match &cli.mode {
         Mode::Describe { name } => match server::describe(name.as_deref()) {
             Some(text) => print!("{text}"),
             None => anyhow::bail!(
                 "no showcase machine is listed as `{}`; try `describe` alone to see them all",
-                name.unwrap_or_default()
+                name.as_deref().unwrap_or_default()
             ),
         },
         Mode::ServeStdio => {
-            let running = server::showcase_server()?
+            let running = server::showcase_server_allowing(cli.allowed_roots()?)?
                 .serve(mrtr::rmcp::transport::stdio())
                 .await?;
             running.waiting().await?;
         }
         Mode::ServeHttp { addr, knobs } => {
-            let (bound, task) =
-                server::serve_http_with(addr, |serving| knobs.apply(serving)).await?;
+            let (bound, task) = server::serve_http_with(*addr, cli.allowed_roots()?, |serving| {
+                knobs.apply(serving)
+            })
+            .await?;
             if let Some(port_file) = &knobs.port_file {
                 let partial = port_file.with_extension("partial");
                 std::fs::write(&partial, bound.port().to_string())?;

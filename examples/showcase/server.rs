@@ -8,16 +8,25 @@ use mrtr::server::http::HttpServing;
 use crate::data_export::export_dataset;
 use crate::deploy_wizard::deploy_wizard;
 use crate::explain_prompt::explain_prompt;
-use crate::file_organiser::organise_files;
+use crate::file_organiser::{AllowedRoots, organise_files};
 use std::sync::Arc;
 
 use crate::order_flow::{Kitchen, order_food};
 use crate::vault_resource::vault_keys;
 
-/// Builds the server with all the examples registered.
+/// Builds the server with all the examples registered; `organise_files` may only look
+/// inside the demo directory ([`AllowedRoots::demo`]).
+#[allow(dead_code)] // tests/http_serving.rs uses it
 pub fn showcase_server() -> anyhow::Result<McpServer> {
+    showcase_server_allowing(AllowedRoots::demo()?)
+}
+
+/// Builds the server with all the examples registered; `organise_files` may only look
+/// inside `allowed`.
+pub fn showcase_server_allowing(allowed: AllowedRoots) -> anyhow::Result<McpServer> {
     Ok(McpServer::builder("mrtr-showcase")
         .app_state(Arc::new(Kitchen::default()))
+        .app_state(Arc::new(allowed))
         .tool(deploy_wizard)
         .tool(order_food)
         .tool(organise_files)
@@ -57,22 +66,24 @@ pub fn describe(name: Option<&str>) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-/// Serves the showcase over Streamable HTTP at `addr` with the production defaults, in a
-/// background task that stops on SIGTERM or ctrl-c; returns the bound address and the task.
+/// Serves the showcase over Streamable HTTP at `addr` with the production defaults (and
+/// the demo directory as the only one `organise_files` may look into), in a background task
+/// that stops on SIGTERM or ctrl-c; returns the bound address and the task.
 #[allow(dead_code)] // `main.rs` uses `serve_http_with`; the demo and tests use this
 pub async fn serve_http(
     addr: SocketAddr,
 ) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
-    serve_http_with(addr, |serving| serving).await
+    serve_http_with(addr, AllowedRoots::demo()?, |serving| serving).await
 }
 
-/// Like [`serve_http`], with the serving knobs adjusted by `tune`.
-#[allow(dead_code)] // the demo and the tests that include this file use `serve_http`
+/// Like [`serve_http`], with `organise_files` allowed into `allowed` and the serving knobs
+/// adjusted by `tune`.
 pub async fn serve_http_with(
     addr: SocketAddr,
+    allowed: AllowedRoots,
     tune: impl FnOnce(HttpServing) -> HttpServing,
 ) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
-    let bound = tune(HttpServing::new(showcase_server()?))
+    let bound = tune(HttpServing::new(showcase_server_allowing(allowed)?))
         .bind(addr)
         .await?;
     let address = bound.local_addr();
