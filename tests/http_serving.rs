@@ -253,7 +253,22 @@ fn raw_post_head(port: u16, content_length: usize) -> String {
 async fn stalled_bodies_are_cut_off_at_the_deadline_and_memory_stays_bounded() {
     const CONNECTIONS: usize = 100;
     const SENT: usize = 1_000_000; // just under the 1 MiB default cap
-    let server = ChildServer::start("stall", "", &["--body-timeout", "1"], &[]).expect("starts");
+    // The deadline alone: the body budget and the per-address cap (which would refuse
+    // most of these 100 uploads from one address; tests/http_budget.rs) are raised.
+    let server = ChildServer::start(
+        "stall",
+        "",
+        &[
+            "--body-timeout",
+            "1",
+            "--max-buffered-body-bytes",
+            "1000000000",
+            "--max-connections-per-address",
+            "1000",
+        ],
+        &[],
+    )
+    .expect("starts");
     let baseline = server.rss_kib();
     let mut streams = Vec::new();
     let chunk = vec![b' '; SENT];

@@ -94,6 +94,12 @@ struct Knobs {
     /// Connections served at once.
     #[arg(long, value_name = "N")]
     max_connections: Option<usize>,
+    /// Bytes all request bodies being read may hold at once.
+    #[arg(long, value_name = "BYTES")]
+    max_buffered_body_bytes: Option<usize>,
+    /// Connections one client IP address may hold (raise it behind a reverse proxy).
+    #[arg(long, value_name = "N")]
+    max_connections_per_address: Option<usize>,
     /// Seconds in-flight requests get to finish after SIGTERM or ctrl-c.
     #[arg(long, value_name = "SECS")]
     shutdown_grace: Option<f64>,
@@ -116,6 +122,12 @@ impl Knobs {
         }
         if let Some(connections) = self.max_connections {
             serving = serving.max_connections(connections);
+        }
+        if let Some(bytes) = self.max_buffered_body_bytes {
+            serving = serving.max_buffered_body_bytes(bytes);
+        }
+        if let Some(connections) = self.max_connections_per_address {
+            serving = serving.max_connections_per_address(connections);
         }
         if let Some(secs) = self.shutdown_grace {
             serving = serving.shutdown_grace(seconds(secs));

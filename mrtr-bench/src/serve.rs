@@ -87,6 +87,8 @@ pub async fn start(implementation: Implementation, addr: SocketAddr) -> io::Resu
         }
         Implementation::MrtrProd => {
             let bound = mrtr::server::http::HttpServing::new(macro_tools_server()?)
+                // The load generator is one client address opening `concurrency` connections.
+                .max_connections_per_address(usize::MAX)
                 .bind(addr)
                 .await?;
             let local = bound.local_addr();

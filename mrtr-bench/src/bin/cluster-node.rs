@@ -95,6 +95,8 @@ async fn main() -> ExitCode {
         .shutdown_grace(Duration::from_secs(5))
         // Legacy session ids start with `{instance}.`: nginx routes them back here.
         .session_node(&args.instance_id)
+        // Every request arrives from nginx's address: the per-address cap would be per proxy.
+        .max_connections_per_address(usize::MAX)
         .bind(addr)
         .await
     {

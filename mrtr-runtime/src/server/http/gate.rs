@@ -26,6 +26,9 @@ use rmcp::service::{Peer, RequestContext, RunningService};
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
+use super::budget::{
+    BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated, held_body,
+};
 use super::connections::ConnectionSlot;
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
 use crate::server::{NoFallback, PrincipalResolver};
@@ -37,10 +40,12 @@ pub(super) struct Limits {
     pub(super) max_body_bytes: usize,
 }
 
-/// What the gate needs: its limits and, when legacy sessions are served, their door.
+/// What the gate needs: its limits, the budget bodies are read under and, when legacy
+/// sessions are served, their door.
 #[derive(Clone)]
 pub(super) struct Gate {
     pub(super) limits: Limits,
+    pub(super) bodies: Arc<BodyBudget>,
     pub(super) legacy: Option<Arc<Legacy>>,
 }
 
@@ -133,19 +138,21 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         );
     }
     let (parts, body) = request.into_parts();
-    let body = match read_body(gate.limits, body).await {
-        Ok(body) => body,
+    let (body, held) = match read_body(gate.limits, &gate.bodies, &parts.headers, body).await {
+        Ok(read) => read,
         Err(refusal) => return refusal,
     };
     let (id, method) = match check_envelope(&body) {
         Ok(checked) => checked,
         Err(refusal) => return refusal,
     };
+    // The bytes stay in the budget until rmcp has read and dropped the body.
+    let body = held_body(body, held);
     let Some(legacy) = &gate.legacy else {
-        let response = next.run(Request::from_parts(parts, Body::from(body))).await;
+        let response = next.run(Request::from_parts(parts, body)).await;
         return jsonrpc_errors(response, id).await;
     };
-    let request = Request::from_parts(parts, Body::from(body));
+    let request = Request::from_parts(parts, body);
     match &session {
         Some(session) => on_session(legacy, session, request, next, id, method).await,
         None if method.as_deref() == Some("initialize") => {
@@ -229,13 +236,79 @@ async fn not_a_post(
     held(jsonrpc_errors(response, None).await, stream, slot)
 }
 
-/// The whole body, within the body deadline and size limit; a refusal otherwise (and the
-/// connection closes, since what is left of the body is unread).
+/// Why a body was not read whole.
+enum Unread {
+    Body(axum::Error),
+    Budget,
+}
+
+/// The whole body, within the body deadline, the size limit and the buffered-bytes budget,
+/// with the bytes it holds in that budget; a refusal otherwise (and the connection closes,
+/// since what is left of the body is unread). A declared `Content-Length` is reserved
+/// before anything is read, a chunked body as it grows. A body that does not fit gets `503`
+/// at once instead of waiting for room, unless it is small and already arriving
+/// ([`SMALL_BODY_BYTES`](super::budget::SMALL_BODY_BYTES)).
 #[allow(clippy::result_large_err)] // as `single_headers`
-async fn read_body(limits: Limits, body: Body) -> Result<Bytes, Response> {
-    match tokio::time::timeout(limits.body_timeout, body.collect()).await {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(error)) if is_length_limit(&error) => Err(closing(error_response(
+async fn read_body(
+    limits: Limits,
+    bodies: &Arc<BodyBudget>,
+    headers: &http::HeaderMap,
+    mut body: Body,
+) -> Result<(Bytes, Reservation), Response> {
+    let busy = || {
+        closing(refused(
+            Refusal::Server {
+                knob: "max_buffered_body_bytes",
+                limit: bodies.max(),
+            },
+            None,
+        ))
+    };
+    let mut held = bodies.reservation();
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(limits.max_body_bytes);
+    // Once the budget is spent: the instant by which the (small) rest must have arrived.
+    let mut small_only = None;
+    if !held.cover(declared) {
+        if declared > SMALL_BODY_BYTES {
+            return Err(busy());
+        }
+        held.overdraw(declared);
+        small_only = Some(tokio::time::Instant::now() + SMALL_BODY_GRACE);
+    }
+    let read = async {
+        let mut chunks = Vec::new();
+        let mut total = 0usize;
+        loop {
+            let frame = match small_only {
+                None => body.frame().await,
+                Some(deadline) => tokio::time::timeout_at(deadline, body.frame())
+                    .await
+                    .map_err(|_| Unread::Budget)?,
+            };
+            let Some(frame) = frame else { break };
+            if let Ok(data) = frame.map_err(Unread::Body)?.into_data() {
+                total += data.len();
+                if !held.cover(total) {
+                    if total > SMALL_BODY_BYTES {
+                        return Err(Unread::Budget);
+                    }
+                    held.overdraw(total);
+                    small_only.get_or_insert(tokio::time::Instant::now() + SMALL_BODY_GRACE);
+                }
+                chunks.push(data);
+            }
+        }
+        Ok(concatenated(chunks, total))
+    };
+    match tokio::time::timeout(limits.body_timeout, read).await {
+        Ok(Ok(bytes)) => Ok((bytes, held)),
+        Ok(Err(Unread::Budget)) => Err(busy()),
+        Ok(Err(Unread::Body(error))) if is_length_limit(&error) => Err(closing(error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
             None,
             ErrorCode::INVALID_REQUEST,
@@ -244,7 +317,7 @@ async fn read_body(limits: Limits, body: Body) -> Result<Bytes, Response> {
                 limits.max_body_bytes
             ),
         ))),
-        Ok(Err(_)) => Err(closing(error_response(
+        Ok(Err(Unread::Body(_))) => Err(closing(error_response(
             StatusCode::BAD_REQUEST,
             None,
             ErrorCode::INVALID_REQUEST,

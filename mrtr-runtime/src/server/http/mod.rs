@@ -15,7 +15,9 @@
 //! | [`header_read_timeout`](HttpServing::header_read_timeout) | 10 s | a client that sends its request head slowly or not at all (slowloris); hyper runs this clock whenever a connection waits for a request head, so it is also the **idle keep-alive timeout** |
 //! | [`body_timeout`](HttpServing::body_timeout) | 30 s | the whole request body must arrive within this deadline (not per chunk), else `408` and the connection closes: a stalled upload cannot pin its buffer |
 //! | [`max_body_bytes`](HttpServing::max_body_bytes) | 1 MiB | a larger body gets `413` before it is buffered (rmcp's own default is 4 MiB); room for a 64 KiB `requestState` plus large arguments and answers |
+//! | [`max_buffered_body_bytes`](HttpServing::max_buffered_body_bytes) | 64 MiB | the bytes all request bodies being read may hold at once, process-wide: a declared `Content-Length` is reserved before the body is read, a chunked body as it grows, and given back when the body is dropped. A body that does not fit gets `503` at once (JSON-RPC error naming `max_buffered_body_bytes`, `Retry-After: 1`, connection closed) instead of waiting for room, so stalled uploads cannot hold more than this; a small body (up to 64 KiB) that arrives whole within 100 ms is still read when the budget is spent, counted beyond it, so fast clients are served while slow ones hold the budget. Read live by [`HttpStats::buffered_body_bytes`]; never below `max_body_bytes` |
 //! | [`max_connections`](HttpServing::max_connections) | 1024, at most half the process's open-file limit | past it, new connections wait in the kernel's backlog instead of exhausting file descriptors |
+//! | [`max_connections_per_address`](HttpServing::max_connections_per_address) | 64 | connections one client IP address may hold open (loopback included); past it a new connection from that address is answered `503` naming `max_connections_per_address` and closed, without taking one of the `max_connections` slots, so one address's slow or idle connections (slowloris) cannot take them all. **Behind a reverse proxy every client shares the proxy's address**: raise it to about `max_connections`, or disable it with `usize::MAX` |
 //! | [`allowed_origins`](HttpServing::allowed_origins) | loopback (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port) | a request with any other `Origin` gets `403` (DNS rebinding; the transport spec's MUST); requests without `Origin` (non-browser clients) pass |
 //! | [`allowed_hosts`](HttpServing::allowed_hosts) | loopback | the `Host` header; set your public name when behind a proxy |
 //! | [`shutdown_grace`](HttpServing::shutdown_grace) | 30 s | after SIGTERM/ctrl-c no new connection is accepted; in-flight requests get this long to finish |
@@ -48,6 +50,7 @@
 //! it with [`HttpServing::serve`]/[`HttpServing::bind`] to get the connection-level
 //! limits too.
 
+mod budget;
 mod connections;
 mod gate;
 mod sessions;
@@ -68,6 +71,8 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::{McpServer, NoFallback};
+use budget::{BodyBudget, PerAddress};
+pub use budget::{DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS};
 use connections::{ConnectionSlot, default_max_connections, default_max_streams};
 pub use connections::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_STREAMS};
 
@@ -141,6 +146,8 @@ pub struct HttpServing<F = NoFallback> {
     body_timeout: Duration,
     max_body_bytes: usize,
     max_connections: Option<usize>,
+    max_buffered_body_bytes: usize,
+    max_connections_per_address: usize,
     allowed_origins: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
     shutdown_grace: Duration,
@@ -171,6 +178,8 @@ where
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_connections: None,
+            max_buffered_body_bytes: DEFAULT_MAX_BUFFERED_BODY_BYTES,
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             allowed_origins: LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).collect(),
             allowed_hosts: None,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
@@ -241,6 +250,39 @@ where
     /// ```
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = Some(connections.max(1));
+        self
+    }
+
+    /// How many bytes all request bodies being read may hold at once, process-wide
+    /// (default 64 MiB, never below [`max_body_bytes`](Self::max_body_bytes)). A request
+    /// whose declared `Content-Length` (or, chunked, whose body so far) does not fit gets
+    /// `503` at once, naming `max_buffered_body_bytes`, with `Retry-After`; a body of up to
+    /// 64 KiB that arrives whole within 100 ms is still read (counted beyond the budget).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .max_buffered_body_bytes(16 << 20);
+    /// ```
+    pub fn max_buffered_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_buffered_body_bytes = bytes;
+        self
+    }
+
+    /// How many connections one client IP address may hold open (default 64, loopback
+    /// included; at least 1). Past it a new connection from that address gets `503` naming
+    /// `max_connections_per_address` and is closed, without taking a
+    /// [`max_connections`](Self::max_connections) slot. Behind a reverse proxy all clients
+    /// share its address: raise this, or pass `usize::MAX` to turn it off.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// // Behind nginx: every request arrives from the proxy's address.
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .max_connections_per_address(usize::MAX);
+    /// ```
+    pub fn max_connections_per_address(mut self, connections: usize) -> Self {
+        self.max_connections_per_address = connections;
         self
     }
 
@@ -440,14 +482,17 @@ where
             );
             (axum::Router::new().route_service(&self.path, mcp), None)
         };
+        let bodies = BodyBudget::new(self.max_buffered_body_bytes.max(self.max_body_bytes));
         let stats = HttpStats {
             legacy: legacy.clone(),
+            bodies: bodies.clone(),
         };
         let gate = gate::Gate {
             limits: gate::Limits {
                 body_timeout: self.body_timeout,
                 max_body_bytes: self.max_body_bytes,
             },
+            bodies,
             legacy,
         };
         let router = endpoint
@@ -497,9 +542,11 @@ where
         let max_connections = self.max_connections.unwrap_or_else(default_max_connections);
         let header_read_timeout = self.header_read_timeout;
         let shutdown_grace = self.shutdown_grace;
+        let per_address = PerAddress::new(self.max_connections_per_address);
         let (router, cancel, stats) = self.router_and_token(CancellationToken::new());
         Ok(BoundHttp {
             stats,
+            per_address,
             listener,
             local_addr,
             router,
@@ -537,6 +584,7 @@ where
 /// ```
 pub struct BoundHttp {
     stats: HttpStats,
+    per_address: Arc<PerAddress>,
     listener: TcpListener,
     local_addr: SocketAddr,
     router: axum::Router,
@@ -558,7 +606,8 @@ impl BoundHttp {
         self.local_addr
     }
 
-    /// Live counts (legacy sessions, long-lived streams), readable while serving.
+    /// Live counts (legacy sessions, long-lived streams, buffered body bytes), readable
+    /// while serving.
     ///
     /// ```no_run
     /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp) {
@@ -610,6 +659,7 @@ impl BoundHttp {
             max_connections,
             header_read_timeout,
             shutdown_grace,
+            per_address,
             ..
         } = self;
         let mut http1 = hyper::server::conn::http1::Builder::new();
@@ -619,6 +669,7 @@ impl BoundHttp {
         let graceful = GracefulShutdown::new();
         let slots = Arc::new(Semaphore::new(max_connections));
         let accept_errors = crate::server::ratelimit::RateLimited::new(Duration::from_secs(10));
+        let crowded = crate::server::ratelimit::RateLimited::new(Duration::from_secs(60));
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             // Take a slot before accepting: past the cap, connections wait in the backlog
@@ -630,9 +681,9 @@ impl BoundHttp {
                 },
                 () = &mut shutdown => break,
             };
-            let stream = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _peer)) => stream,
+                    Ok(accepted) => accepted,
                     Err(error) => {
                         // E.g. EMFILE: back off instead of spinning, and say so rarely.
                         accept_errors.warn(|skipped| {
@@ -643,6 +694,12 @@ impl BoundHttp {
                     }
                 },
                 () = &mut shutdown => break,
+            };
+            // An address at its cap is refused at once; its slot goes back untouched.
+            let Some(address_slot) = per_address.admit(peer.ip()) else {
+                drop(slot);
+                refuse_crowded(stream, per_address.max(), &crowded);
+                continue;
             };
             let _ = stream.set_nodelay(true);
             // The slot goes with the connection's requests, so a long-lived stream can
@@ -664,6 +721,7 @@ impl BoundHttp {
             tokio::spawn(async move {
                 let _ = connection.await;
                 slot.release();
+                drop(address_slot);
             });
         }
         // Refuse new connections from here on.
@@ -679,13 +737,64 @@ impl BoundHttp {
     }
 }
 
+/// Answers a connection from an address at its
+/// [`max_connections_per_address`](HttpServing::max_connections_per_address) with `503`
+/// and closes it, without reading from it or waiting to write.
+fn refuse_crowded(
+    stream: tokio::net::TcpStream,
+    limit: usize,
+    crowded: &crate::server::ratelimit::RateLimited,
+) {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32000,
+            "message": format!(
+                "this client address is at its limit of {limit} connections \
+                 (max_connections_per_address); close some first"
+            ),
+        },
+    })
+    .to_string();
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    // A fresh socket's send buffer takes this whole; if not, the client sees the close.
+    let _ = stream.try_write(response.as_bytes());
+    drop(stream);
+    crowded.warn(|skipped| {
+        tracing::warn!(
+            limit,
+            skipped,
+            "refused a connection: its client address is at max_connections_per_address"
+        );
+    });
+}
+
 /// Live counts of an HTTP endpoint (from [`BoundHttp::stats`]); cheap to clone.
 #[derive(Clone)]
 pub struct HttpStats {
     legacy: Option<Arc<gate::Legacy>>,
+    bodies: Arc<BodyBudget>,
 }
 
 impl HttpStats {
+    /// Bytes request bodies hold now against
+    /// [`max_buffered_body_bytes`](HttpServing::max_buffered_body_bytes) (declared
+    /// lengths of bodies being read, and bodies read but not yet dropped).
+    ///
+    /// ```no_run
+    /// # fn run(stats: mrtr_runtime::server::http::HttpStats) {
+    /// assert_eq!(stats.buffered_body_bytes(), 0);
+    /// # }
+    /// ```
+    pub fn buffered_body_bytes(&self) -> usize {
+        self.bodies.held()
+    }
+
     /// Legacy sessions live now (0 when legacy sessions are off).
     ///
     /// ```no_run

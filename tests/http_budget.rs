@@ -1,0 +1,299 @@
+//! `mrtr::server::http`'s process-wide budgets against one client holding the server:
+//! stalled uploads cannot hold more than `max_buffered_body_bytes` (a further large upload
+//! gets `503` naming the knob while small requests are still served), and one client
+//! address cannot hold more than `max_connections_per_address` connections. Every case
+//! runs over real TCP on 127.0.0.1 with small knobs; waits are bounded by a hang guard and
+//! never asserted on.
+#![allow(deprecated)] // sampling and roots are deprecated by SEP-2577
+
+#[path = "support/tally.rs"]
+mod tally;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use mrtr::server::McpServer;
+use mrtr::server::http::{HttpServing, HttpStats};
+use mrtr::token::KeyRing;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A bound so a broken server fails a test instead of hanging it; never asserted on.
+const HANG_GUARD: Duration = Duration::from_secs(20);
+
+const BODY_CAP: usize = 256 * 1024;
+const BUDGET: usize = 1024 * 1024;
+
+struct Served {
+    addr: SocketAddr,
+    stats: HttpStats,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Served {
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// The `tally` tool served with `mrtr::server::http`, tuned by `tune`.
+async fn serve(tune: impl FnOnce(HttpServing) -> HttpServing) -> Served {
+    let server = McpServer::builder("http-budget")
+        .keys(KeyRing::generate_process_local().unwrap())
+        .state(Arc::new(tally::Runs::default()))
+        .tool(tally::tally)
+        .build()
+        .expect("server builds");
+    let bound = tune(HttpServing::new(server).shutdown_grace(Duration::from_secs(1)))
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("bind loopback");
+    let addr = bound.local_addr();
+    let stats = bound.stats();
+    let (stop, stopped) = tokio::sync::oneshot::channel();
+    tokio::spawn(bound.serve_until(async {
+        let _ = stopped.await;
+    }));
+    Served {
+        addr,
+        stats,
+        stop: Some(stop),
+    }
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A 2026-07-28 request body as a conforming client sends it.
+fn message(method: &str, mut params: Value) -> String {
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "http-budget-test", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// Sends `method` with reqwest (a generous timeout: a hang is a failure, not a figure) and
+/// returns the status and the JSON body.
+async fn call(url: &str, method: &str, params: Value) -> (u16, Value) {
+    try_call(url, method, params)
+        .await
+        .expect("the server answers")
+}
+
+/// [`call`], or `None` when the connection failed.
+async fn try_call(url: &str, method: &str, params: Value) -> Option<(u16, Value)> {
+    let mut builder = reqwest::Client::builder()
+        .timeout(HANG_GUARD)
+        .build()
+        .unwrap()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method);
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        builder = builder.header("Mcp-Name", name);
+    }
+    let response = builder.body(message(method, params)).send().await.ok()?;
+    let status = response.status().as_u16();
+    let text = response.text().await.ok()?;
+    let body =
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("a JSON body, got {status}: {text}"));
+    Some((status, body))
+}
+
+/// The head of a raw `tools/list` POST declaring `content_length` body bytes.
+fn raw_head(addr: SocketAddr, content_length: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/list\r\nContent-Length: {content_length}\r\n\r\n"
+    )
+}
+
+/// Everything the server sends until it closes the connection (a reset ends it too).
+async fn read_until_closed(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    tokio::time::timeout(HANG_GUARD, async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await
+    .expect("hang guard: the server neither answered nor closed the connection");
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+/// Polls `done` until it holds (bounded by the hang guard).
+async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    tokio::time::timeout(HANG_GUARD, async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("hang guard: {what}"));
+}
+
+/// `tools/list` params padded so the body is about `bytes` long.
+fn padded(bytes: usize) -> Value {
+    json!({"padding": "x".repeat(bytes)})
+}
+
+// ------------------------------------------------------ the body-bytes budget
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_uploads_cannot_hold_more_than_the_body_budget() {
+    let served = serve(|http| {
+        http.max_body_bytes(BODY_CAP)
+            .max_buffered_body_bytes(BUDGET)
+            // Longer than the test: the stalled uploads stay open until they disconnect.
+            .body_timeout(Duration::from_secs(120))
+    })
+    .await;
+
+    // Four uploads each declare the body cap, send a few bytes, and stall: together they
+    // claim the whole budget.
+    let mut stalled = Vec::new();
+    for _ in 0..BUDGET / BODY_CAP {
+        let mut stream = TcpStream::connect(served.addr).await.unwrap();
+        stream
+            .write_all(raw_head(served.addr, BODY_CAP).as_bytes())
+            .await
+            .unwrap();
+        stream.write_all(b"{\"jsonrpc\":").await.unwrap();
+        stalled.push(stream);
+    }
+    let stats = served.stats.clone();
+    eventually("the stalled uploads hold the budget", || {
+        stats.buffered_body_bytes() >= BUDGET
+    })
+    .await;
+
+    // A further large upload is refused at once, naming the knob, instead of waiting.
+    let mut late = TcpStream::connect(served.addr).await.unwrap();
+    late.write_all(raw_head(served.addr, 200_000).as_bytes())
+        .await
+        .unwrap();
+    let answer = read_until_closed(&mut late).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("max_buffered_body_bytes"), "{answer}");
+    assert!(answer.contains("-32000"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after"),
+        "{answer}"
+    );
+
+    // Small ordinary requests are still served while the stalled uploads are open.
+    let (status, body) = call(&served.url(), "tools/list", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["tools"][0]["name"], "tally", "{body}");
+    let (status, body) = call(
+        &served.url(),
+        "tools/call",
+        json!({"name": "tally", "arguments": {"label": "cups"}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.get("result").is_some(), "{body}");
+
+    // The stalled clients leave: the budget is all given back, and a large upload fits again.
+    drop(stalled);
+    let stats = served.stats.clone();
+    eventually(
+        "the budget returns to 0 once the stalled clients are gone",
+        || stats.buffered_body_bytes() == 0,
+    )
+    .await;
+    assert_eq!(served.stats.buffered_body_bytes(), 0);
+    let (status, body) = call(&served.url(), "tools/list", padded(200_000)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["tools"][0]["name"], "tally", "{body}");
+    assert_eq!(served.stats.buffered_body_bytes(), 0);
+}
+
+// ------------------------------------------------ connections per client address
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_cannot_hold_more_than_its_connections() {
+    const PER_ADDRESS: usize = 4;
+    let served = serve(|http| {
+        http.max_connections_per_address(PER_ADDRESS)
+            .max_connections(64)
+            // Idle connections stay open for the whole test.
+            .header_read_timeout(Duration::from_secs(120))
+    })
+    .await;
+
+    let mut held = Vec::new();
+    for _ in 0..PER_ADDRESS {
+        held.push(TcpStream::connect(served.addr).await.unwrap());
+    }
+    // The fifth is answered 503 naming the knob and closed, without a request being read.
+    let mut fifth = TcpStream::connect(served.addr).await.unwrap();
+    let answer = read_until_closed(&mut fifth).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    assert!(answer.contains("max_connections_per_address"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after"),
+        "{answer}"
+    );
+
+    // A request on one of the held connections still works.
+    let body = message("tools/list", json!({}));
+    let stream = &mut held[0];
+    stream
+        .write_all(raw_head(served.addr, body.len()).as_bytes())
+        .await
+        .unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    tokio::time::timeout(HANG_GUARD, async {
+        while !String::from_utf8_lossy(&received).contains("\"tally\"") {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await
+    .expect("hang guard: no answer on a held connection");
+    let answer = String::from_utf8_lossy(&received);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"tally\""), "{answer}");
+
+    // Once one held connection closes, the address may open another.
+    drop(held.pop());
+    let mut replacement = None;
+    tokio::time::timeout(HANG_GUARD, async {
+        loop {
+            // Until the server has seen the close, a new connection is refused (503 or reset).
+            if let Some((200, body)) = try_call(&served.url(), "tools/list", json!({})).await {
+                replacement = Some(body);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("hang guard: the address never got a connection back");
+    assert!(replacement.is_some());
+}
