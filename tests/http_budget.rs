@@ -236,6 +236,7 @@ async fn one_address_cannot_hold_more_than_its_connections() {
     const PER_ADDRESS: usize = 4;
     let served = serve(|http| {
         http.max_connections_per_address(PER_ADDRESS)
+            .per_address_includes_loopback(true)
             .max_connections(64)
             // Idle connections stay open for the whole test.
             .header_read_timeout(Duration::from_secs(120))

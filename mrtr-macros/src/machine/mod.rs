@@ -18,6 +18,7 @@
 pub mod analyze;
 pub mod cfg;
 pub mod check;
+pub(crate) mod exit;
 pub mod expand;
 pub mod lower;
 pub mod parse;

@@ -11,7 +11,7 @@ use syn::Ident;
 
 use super::{Access, Gen, arg_source, field, hidden, state_variant, variant};
 use crate::machine::cfg::*;
-use crate::machine::lower::exit_call;
+use crate::machine::exit::exit_call;
 use crate::machine::parse::MachineFn;
 
 impl Gen<'_> {

@@ -60,7 +60,6 @@ mod exprs;
 mod loops;
 pub mod names;
 mod redirect;
-pub(crate) use redirect::exit_call;
 mod stmts;
 mod suspends;
 

@@ -9,16 +9,8 @@ use syn::{Expr, Ident, Token};
 
 use super::LoopCx;
 use crate::machine::cfg::*;
+use crate::machine::exit::exit_call;
 use crate::machine::suspension::suspension_kind;
-
-/// `<__MrtrExit as Exit>::method(arg)`: how a block of the dispatch loop ends (the body's
-/// value, or a transition), in the output type of the `async` block each block runs in.
-/// `__MrtrExit` is declared by the dispatch function for the body's return type.
-pub(crate) fn exit_call(span: Span, method: &str, arg: TokenStream) -> TokenStream {
-    let exit = Ident::new("__MrtrExit", Span::mixed_site());
-    let method = Ident::new(method, span);
-    quote_spanned!(span=> <#exit as ::mrtr::__private::Exit>::#method(#arg))
-}
 
 /// Redirects `?`, `return`, `break` and `continue` in kept-as-written code: inside the
 /// dispatch loop they would leave the wrong loop or return the wrong type, so a `break` or

@@ -136,13 +136,18 @@ pub(super) fn held_body(bytes: Bytes, held: Reservation) -> Body {
 pub(super) struct PerAddress {
     open: Mutex<HashMap<IpAddr, usize>>,
     max: usize,
+    /// Whether loopback peers are counted too. By default they are not: a loopback peer is
+    /// this machine (a reverse proxy on the same host, local tools), where one address
+    /// stands for every client.
+    include_loopback: bool,
 }
 
 impl PerAddress {
-    pub(super) fn new(max: usize) -> Arc<Self> {
+    pub(super) fn new(max: usize, include_loopback: bool) -> Arc<Self> {
         Arc::new(PerAddress {
             open: Mutex::new(HashMap::new()),
             max: max.max(1),
+            include_loopback,
         })
     }
 
@@ -154,6 +159,9 @@ impl PerAddress {
     pub(super) fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
         // An IPv4 client on a dual-stack socket is the same client as over IPv4.
         let ip = ip.to_canonical();
+        if ip.is_loopback() && !self.include_loopback {
+            return Some(AddressSlot { table: None, ip });
+        }
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         let count = open.entry(ip).or_insert(0);
         if *count >= self.max {
@@ -161,7 +169,7 @@ impl PerAddress {
         }
         *count += 1;
         Some(AddressSlot {
-            table: self.clone(),
+            table: Some(self.clone()),
             ip,
         })
     }
@@ -174,16 +182,18 @@ impl PerAddress {
     }
 }
 
-/// A connection's place under its address's cap; given back when dropped.
+/// A connection's place under its address's cap (none for an uncounted loopback peer);
+/// given back when dropped.
 #[derive(Debug)]
 pub(super) struct AddressSlot {
-    table: Arc<PerAddress>,
+    table: Option<Arc<PerAddress>>,
     ip: IpAddr,
 }
 
 impl Drop for AddressSlot {
     fn drop(&mut self) {
-        let mut open = self.table.open.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(table) = &self.table else { return };
+        let mut open = table.open.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(count) = open.get_mut(&self.ip) {
             *count -= 1;
             if *count == 0 {
@@ -227,7 +237,7 @@ mod tests {
 
     #[test]
     fn each_address_gets_its_own_cap_and_slots_come_back() {
-        let table = PerAddress::new(2);
+        let table = PerAddress::new(2, true);
         let a: IpAddr = "127.0.0.1".parse().unwrap();
         let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
@@ -240,6 +250,26 @@ mod tests {
         let three = table.admit(a).unwrap();
         drop((two, three, other));
         assert_eq!(table.open(a), 0);
+        assert!(table.open.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn loopback_peers_are_not_counted_unless_asked() {
+        let table = PerAddress::new(1, false);
+        let local: IpAddr = "127.0.0.1".parse().unwrap();
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
+        let remote: IpAddr = "192.0.2.7".parse().unwrap();
+        let held: Vec<AddressSlot> = (0..5)
+            .map(|i| {
+                table
+                    .admit(if i % 2 == 0 { local } else { mapped })
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(table.open(local), 0);
+        let first = table.admit(remote).unwrap();
+        assert!(table.admit(remote).is_none(), "a remote address is capped");
+        drop((held, first));
         assert!(table.open.lock().unwrap().is_empty());
     }
 }

@@ -17,7 +17,7 @@
 //! | [`max_body_bytes`](HttpServing::max_body_bytes) | 1 MiB | a larger body gets `413` before it is buffered (rmcp's own default is 4 MiB); room for a 64 KiB `requestState` plus large arguments and answers |
 //! | [`max_buffered_body_bytes`](HttpServing::max_buffered_body_bytes) | 64 MiB | the bytes all request bodies being read may hold at once, process-wide: a declared `Content-Length` is reserved before the body is read, a chunked body as it grows, and given back when the body is dropped. A body that does not fit gets `503` at once (JSON-RPC error naming `max_buffered_body_bytes`, `Retry-After: 1`, connection closed) instead of waiting for room, so stalled uploads cannot hold more than this; a small body (up to 64 KiB) that arrives whole within 100 ms is still read when the budget is spent, counted beyond it, so fast clients are served while slow ones hold the budget. Read live by [`HttpStats::buffered_body_bytes`]; never below `max_body_bytes` |
 //! | [`max_connections`](HttpServing::max_connections) | 1024, at most half the process's open-file limit | past it, new connections wait in the kernel's backlog instead of exhausting file descriptors |
-//! | [`max_connections_per_address`](HttpServing::max_connections_per_address) | 64 | connections one client IP address may hold open (loopback included); past it a new connection from that address is answered `503` naming `max_connections_per_address` and closed, without taking one of the `max_connections` slots, so one address's slow or idle connections (slowloris) cannot take them all. **Behind a reverse proxy every client shares the proxy's address**: raise it to about `max_connections`, or disable it with `usize::MAX` |
+//! | [`max_connections_per_address`](HttpServing::max_connections_per_address) | 64 | connections one client IP address may hold open (loopback peers are not counted unless [`per_address_includes_loopback`](HttpServing::per_address_includes_loopback): a loopback peer is this machine, e.g. a same-host proxy); past it a new connection from that address is answered `503` naming `max_connections_per_address` and closed, without taking one of the `max_connections` slots, so one address's slow or idle connections (slowloris) cannot take them all. **Behind a reverse proxy every client shares the proxy's address**: raise it to about `max_connections`, or disable it with `usize::MAX` |
 //! | [`allowed_origins`](HttpServing::allowed_origins) | loopback (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port) | a request with any other `Origin` gets `403` (DNS rebinding; the transport spec's MUST); requests without `Origin` (non-browser clients) pass |
 //! | [`allowed_hosts`](HttpServing::allowed_hosts) | loopback | the `Host` header; set your public name when behind a proxy |
 //! | [`shutdown_grace`](HttpServing::shutdown_grace) | 30 s | after SIGTERM/ctrl-c no new connection is accepted; in-flight requests get this long to finish |
@@ -148,6 +148,7 @@ pub struct HttpServing<F = NoFallback> {
     max_connections: Option<usize>,
     max_buffered_body_bytes: usize,
     max_connections_per_address: usize,
+    per_address_includes_loopback: bool,
     allowed_origins: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
     shutdown_grace: Duration,
@@ -180,6 +181,7 @@ where
             max_connections: None,
             max_buffered_body_bytes: DEFAULT_MAX_BUFFERED_BODY_BYTES,
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            per_address_includes_loopback: false,
             allowed_origins: LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).collect(),
             allowed_hosts: None,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
@@ -269,11 +271,14 @@ where
         self
     }
 
-    /// How many connections one client IP address may hold open (default 64, loopback
-    /// included; at least 1). Past it a new connection from that address gets `503` naming
+    /// How many connections one client IP address may hold open (default 64; at least 1).
+    /// Past it a new connection from that address gets `503` naming
     /// `max_connections_per_address` and is closed, without taking a
-    /// [`max_connections`](Self::max_connections) slot. Behind a reverse proxy all clients
-    /// share its address: raise this, or pass `usize::MAX` to turn it off.
+    /// [`max_connections`](Self::max_connections) slot. Loopback peers are not counted
+    /// unless [`per_address_includes_loopback`](Self::per_address_includes_loopback): a
+    /// loopback peer is this machine (a reverse proxy on the same host, local clients),
+    /// where one address stands for every client. Behind a reverse proxy on another host
+    /// all clients share its address too: raise this, or pass `usize::MAX` to turn it off.
     ///
     /// ```
     /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
@@ -283,6 +288,21 @@ where
     /// ```
     pub fn max_connections_per_address(mut self, connections: usize) -> Self {
         self.max_connections_per_address = connections;
+        self
+    }
+
+    /// Counts loopback peers (`127.0.0.0/8`, `::1`) against
+    /// [`max_connections_per_address`](Self::max_connections_per_address) too (default: not
+    /// counted). For a server only local clients reach directly, or to test the cap.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .max_connections_per_address(8)
+    ///     .per_address_includes_loopback(true);
+    /// ```
+    pub fn per_address_includes_loopback(mut self, include: bool) -> Self {
+        self.per_address_includes_loopback = include;
         self
     }
 
@@ -542,7 +562,10 @@ where
         let max_connections = self.max_connections.unwrap_or_else(default_max_connections);
         let header_read_timeout = self.header_read_timeout;
         let shutdown_grace = self.shutdown_grace;
-        let per_address = PerAddress::new(self.max_connections_per_address);
+        let per_address = PerAddress::new(
+            self.max_connections_per_address,
+            self.per_address_includes_loopback,
+        );
         let (router, cancel, stats) = self.router_and_token(CancellationToken::new());
         Ok(BoundHttp {
             stats,
