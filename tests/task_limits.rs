@@ -7,7 +7,7 @@
 #[path = "../examples/showcase/data_export.rs"]
 mod data_export;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -26,6 +26,14 @@ const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
 /// Holds its task working until the test adds permits.
 #[mrtr::tool(task = "required")]
 async fn gated(State(gate): State<Arc<Semaphore>>) -> String {
+    let permit = gate.acquire().await;
+    drop(permit);
+    "through the gate".to_string()
+}
+
+/// An ordinary (not task) tool that waits at the same gate.
+#[mrtr::tool]
+async fn stuck(State(gate): State<Arc<Semaphore>>) -> String {
     let permit = gate.acquire().await;
     drop(permit);
     "through the gate".to_string()
@@ -79,13 +87,31 @@ fn meta() -> Value {
 /// Posts one JSON-RPC message as `user` (the `Authorization` header, from which the server
 /// derives the principal); returns the HTTP status and the JSON-RPC response.
 async fn post(url: &str, user: &str, method: &str, message: Value) -> (u16, Value) {
-    let mut request = reqwest::Client::new()
+    post_from(url, Some(user), None, method, message).await
+}
+
+/// [`post`] as `user` (`None`: anonymous, no `Authorization`) from the loopback address
+/// `source` (`None`: 127.0.0.1).
+async fn post_from(
+    url: &str,
+    user: Option<&str>,
+    source: Option<IpAddr>,
+    method: &str,
+    message: Value,
+) -> (u16, Value) {
+    let client = reqwest::Client::builder()
+        .local_address(source)
+        .build()
+        .unwrap();
+    let mut request = client
         .post(url)
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
         .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method)
-        .header("Authorization", format!("Bearer {user}"));
+        .header("Mcp-Method", method);
+    if let Some(user) = user {
+        request = request.header("Authorization", format!("Bearer {user}"));
+    }
     let params = &message["params"];
     if let Some(name) = params
         .get("name")
@@ -332,6 +358,73 @@ async fn one_principal_cannot_take_every_task_slot() {
     assert_eq!(again["error"]["code"], -32053, "{again}");
 }
 
+/// Anonymous callers (no principal) are counted by their client address: one address
+/// stops at the quota (naming `max_live_tasks_per_principal`) while another address is
+/// not affected. Loopback addresses are counted here because the test serves with
+/// `per_address_includes_loopback(true)`; by default they share the server-wide cap only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_anonymous_address_cannot_take_every_task_slot() {
+    let settings = TaskSettings::default()
+        .max_live_tasks(40)
+        .max_live_tasks_per_principal(5);
+    let bound = mrtr::server::http::HttpServing::new(server(settings))
+        .per_address_includes_loopback(true)
+        .bind("127.0.0.1:0".parse::<SocketAddr>().unwrap())
+        .await
+        .expect("bind");
+    let url = format!("http://{}/mcp", bound.local_addr());
+    tokio::spawn(bound.serve());
+    let anonymous = |source: [u8; 4]| {
+        let url = url.clone();
+        async move {
+            let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+            let params = json!({"name": "gated", "arguments": {}, "_meta": meta()});
+            let message =
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+            let source = Some(IpAddr::from(source));
+            post_from(&url, None, source, "tools/call", message).await.1
+        }
+    };
+    let mut created = 0;
+    let refused = loop {
+        let response = anonymous([127, 0, 0, 2]).await;
+        if response.get("error").is_some() {
+            break response;
+        }
+        task_id(&response);
+        created += 1;
+        assert!(created <= 40, "one anonymous address took every slot");
+    };
+    assert_eq!(created, 5, "the address's quota: {refused}");
+    assert_eq!(refused["error"]["code"], -32053, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("max_live_tasks_per_principal"),
+        "{refused}"
+    );
+    assert!(message.contains("anonymous client address"), "{refused}");
+    // Another anonymous address is not locked out by the first.
+    for _ in 0..3 {
+        task_id(&anonymous([127, 0, 0, 3]).await);
+    }
+}
+
+/// By default loopback peers are not counted per address: anonymous local callers are
+/// held to the server-wide cap only, as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anonymous_loopback_callers_share_the_server_cap_by_default() {
+    let settings = TaskSettings::default()
+        .max_live_tasks(8)
+        .max_live_tasks_per_principal(2);
+    let url = serve(server(settings)).await;
+    for _ in 0..8 {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let params = json!({"name": "gated", "arguments": {}, "_meta": meta()});
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        task_id(&post_from(&url, None, None, "tools/call", message).await.1);
+    }
+}
+
 // ------------------------------------------------------------ ended tasks free their slot
 
 /// With a cap of two live tasks: two waiting tasks fill it; cancelling them frees both
@@ -414,4 +507,77 @@ async fn a_resent_handoff_round_creates_one_task_without_a_ledger() {
     // Another call (a new first round) is another task.
     let other = task_id(&rpc(&url, "alice", "tools/call", handoff().await).await);
     assert_ne!(other, created);
+}
+
+// ------------------------------------------------------------ per-tool round deadline
+
+/// `round_timeout_for` gives one tool its own deadline while the server has none: a task
+/// of that tool whose code never returns ends `failed` with `-32603` naming the tool and
+/// `round_timeout` (and frees its slot); the same for an ordinary call; other tools are
+/// not held to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_s_own_round_timeout_ends_its_never_returning_step() {
+    let server = McpServer::builder("task-limits-test")
+        .keys(KeyRing::parse(&format!("1:{KEY}")).expect("a key ring"))
+        .app_state(Arc::new(Semaphore::new(0)))
+        .task_settings(
+            TaskSettings::default()
+                .max_live_tasks_per_principal(1)
+                .poll_interval(Duration::from_millis(20)),
+        )
+        .round_timeout(None)
+        .tool(gated)
+        .tool(stuck)
+        .tool(quick)
+        .round_timeout_for("gated", Duration::from_millis(200))
+        .round_timeout_for("stuck", Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let url = serve(server).await;
+    let task = task_id(&call(&url, "alice", "gated").await);
+    let failed = loop {
+        let got = get(&url, "alice", &task).await;
+        if got["status"] != "working" {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let error = &failed["error"];
+    assert_eq!(error["code"], -32603, "{failed}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`gated`") && message.contains("round_timeout"),
+        "{failed}"
+    );
+    assert_eq!(error["data"]["roundTimeoutMs"], 200, "{failed}");
+    // Its slot is free again (the quota is one), and a quick task completes.
+    task_id(&call(&url, "alice", "quick").await);
+    // An ordinary call of a tool with its own deadline gets the error itself.
+    let ended = call(&url, "alice", "stuck").await;
+    assert_eq!(ended["error"]["code"], -32603, "{ended}");
+    let message = ended["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`stuck`") && message.contains("round_timeout"),
+        "{ended}"
+    );
+}
+
+/// A deadline for a tool the server does not have is a build error naming it.
+#[test]
+fn a_round_timeout_for_an_unknown_tool_fails_the_build() {
+    let built = McpServer::builder("task-limits-test")
+        .keys(KeyRing::parse(&format!("1:{KEY}")).expect("a key ring"))
+        .app_state(Arc::new(Semaphore::new(0)))
+        .tool(gated)
+        .round_timeout_for("gatde", Duration::from_secs(1))
+        .build();
+    let error = built
+        .err()
+        .expect("an unknown tool fails the build")
+        .to_string();
+    assert!(
+        error.contains("`gatde`") && error.contains("round_timeout_for"),
+        "{error}"
+    );
 }

@@ -33,4 +33,14 @@ pub enum BuildError {
         /// The tool or prompt name, or the resource URI.
         machine: String,
     },
+    /// A per-tool setting names a tool that is not registered.
+    #[error(
+        "`{knob}` names the tool `{tool}`, which is not registered on this server; register it with `.tool(...)` or fix the name"
+    )]
+    UnknownTool {
+        /// The name given.
+        tool: String,
+        /// The builder method it was given to (e.g. `round_timeout_for`).
+        knob: &'static str,
+    },
 }

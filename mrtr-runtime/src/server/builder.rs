@@ -15,7 +15,9 @@ use super::mcp_server::{Inner, LegacyServing, McpServer, NoFallback};
 use super::mrtr::{Mrtr, StaleStatePolicy};
 use super::principal::{self, PrincipalResolver};
 use super::registry::{PromptMachine, Registry, ResourceMachine, ToolMachine};
-use super::round::{DEFAULT_MAX_ROUNDS_PER_CALL, DEFAULT_ROUND_TIMEOUT, RoundLimits};
+use super::round::{
+    DEFAULT_MAX_ROUNDS_PER_CALL, DEFAULT_ROUND_TIMEOUT, RoundLimits, RoundTimeouts,
+};
 use super::stamp::Stamp;
 use super::tasks::{MemoryTaskStore, TaskSettings, TaskStore, Tasks};
 use crate::machine::{AppStates, Machine, MachineDescriptor};
@@ -72,6 +74,7 @@ pub struct McpServerBuilder {
     task_settings: TaskSettings,
     max_rounds: u32,
     round_timeout: Option<Duration>,
+    round_timeouts: std::collections::HashMap<String, Option<Duration>>,
 }
 
 impl McpServer<NoFallback> {
@@ -112,6 +115,7 @@ impl McpServer<NoFallback> {
             task_settings: TaskSettings::default(),
             max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
             round_timeout: Some(DEFAULT_ROUND_TIMEOUT),
+            round_timeouts: std::collections::HashMap::new(),
         }
     }
 }
@@ -388,6 +392,49 @@ impl McpServerBuilder {
         self
     }
 
+    /// Overrides [`round_timeout`](Self::round_timeout) for one tool: its rounds may run for
+    /// `timeout` (`None`: no deadline), on every carrier, and past it the call ends with
+    /// the same `-32603` naming the tool and `round_timeout` (its task ends `failed`). The
+    /// name must be a tool registered on this builder by the time
+    /// [`build`](Self::build) runs, else `build` fails with
+    /// [`BuildError::UnknownTool`]. Set it again to replace it.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::*;
+    /// # struct Export(MachineDescriptor);
+    /// # impl Machine for Export {
+    /// #     type Output = rmcp::model::CallToolResult;
+    /// #     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    /// #     fn step<'a>(&'a self, _run: Run<'a>) -> StepFuture<'a, Self::Output> {
+    /// #         Box::pin(std::future::pending())
+    /// #     }
+    /// # }
+    /// # let export = || Export(MachineDescriptor::tool(
+    /// #     rmcp::model::Tool::new("export", "Exports", serde_json::Map::new()), [], 1));
+    /// use std::time::Duration;
+    /// let server = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .round_timeout(Duration::from_secs(30))
+    ///     .tool(export())
+    ///     .round_timeout_for("export", Duration::from_secs(600))
+    ///     .build();
+    /// assert!(server.is_ok());
+    /// let typo = mrtr_runtime::server::McpServer::builder("demo")
+    ///     .keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap())
+    ///     .tool(export())
+    ///     .round_timeout_for("exprot", None)
+    ///     .build();
+    /// assert!(typo.unwrap_err().to_string().contains("`exprot`"));
+    /// ```
+    pub fn round_timeout_for(
+        mut self,
+        tool: impl Into<String>,
+        timeout: impl Into<Option<Duration>>,
+    ) -> Self {
+        self.round_timeouts.insert(tool.into(), timeout.into());
+        self
+    }
+
     /// Registers a tool machine (e.g. a `#[mrtr::tool]` function).
     ///
     /// ```no_run
@@ -459,6 +506,17 @@ impl McpServerBuilder {
             .chain(self.resources.iter().map(|m| m.descriptor()));
         let descriptors: Vec<&MachineDescriptor> = descriptors.collect();
         check_states(descriptors.iter().copied(), &self.states)?;
+        let mut overridden: Vec<&String> = self.round_timeouts.keys().collect();
+        overridden.sort();
+        if let Some(tool) = overridden
+            .iter()
+            .find(|name| self.tools.get(name).is_none())
+        {
+            return Err(BuildError::UnknownTool {
+                tool: tool.to_string(),
+                knob: "round_timeout_for",
+            });
+        }
         if self.ledger.is_none()
             && let Some(machine) = descriptors
                 .iter()
@@ -487,10 +545,14 @@ impl McpServerBuilder {
             .cloned()
             .collect();
         let stamp = Arc::new(Stamp::new(&self.info, self.instance));
+        let round_timeout = RoundTimeouts {
+            per_tool: Arc::new(self.round_timeouts),
+            ..RoundTimeouts::new(self.round_timeout)
+        };
         let limits = RoundLimits {
             max_rounds: self.max_rounds,
             max_state_bytes: sealer.max_token_bytes(),
-            round_timeout: self.round_timeout,
+            round_timeout: round_timeout.clone(),
         };
         let tasks = (!task_tools.is_empty() || self.task_store.is_some()).then(|| {
             Tasks::new(
@@ -514,7 +576,7 @@ impl McpServerBuilder {
                         ledger::rounds::Rounds::new(ledger, self.round_lease, self.round_wait)
                     }),
                     max_rounds: self.max_rounds,
-                    round_timeout: self.round_timeout,
+                    round_timeout,
                     stamp,
                 },
                 info: self.info,

@@ -426,11 +426,17 @@ pub(crate) fn too_many_tasks(limit: usize) -> ErrorData {
 
 /// `-32053`: the caller's own quota of live tasks is reached, so no task was created; it
 /// frees as the caller's tasks end (complete, fail, or `tasks/cancel`).
-pub(crate) fn too_many_tasks_for_principal(limit: usize) -> ErrorData {
+/// `anonymous`: the caller has no principal and is counted by its client address.
+pub(crate) fn too_many_tasks_for_principal(limit: usize, anonymous: bool) -> ErrorData {
+    let whose = if anonymous {
+        "per anonymous client address"
+    } else {
+        "per principal"
+    };
     server_error(
         TOO_MANY_TASKS,
         &format!(
-            "you hold {limit} live tasks, this server's limit per principal \
+            "you hold {limit} live tasks, this server's limit {whose} \
              (`max_live_tasks_per_principal`); retry once one of them ends, or cancel one"
         ),
         serde_json::json!({ "retryable": true, "maxLiveTasksPerPrincipal": limit }),
@@ -574,7 +580,7 @@ mod tests {
                 Some(json!({"retryable": true, "maxLiveTasks": 7})),
             ),
             (
-                too_many_tasks_for_principal(3),
+                too_many_tasks_for_principal(3, false),
                 -32053,
                 "you hold 3 live tasks, this server's limit per principal (`max_live_tasks_per_principal`)",
                 Some(json!({"retryable": true, "maxLiveTasksPerPrincipal": 3})),

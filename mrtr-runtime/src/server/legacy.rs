@@ -103,7 +103,7 @@ async fn drive_in_span<M: Machine + ?Sized>(
             arguments: call.arguments,
             caller: &call.caller,
             states: call.states,
-            limits: call.limits,
+            limits: call.limits.clone(),
             task_after: None,
             start,
             literals: descriptor.literals,

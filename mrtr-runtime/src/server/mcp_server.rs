@@ -227,18 +227,13 @@ impl<F> McpServer<F> {
                 .renewing(held, async {
                     match round::step_round(machine.as_ref(), input).await {
                         round::RoundOutcome::HandOff(handoff) => {
-                            let Caller {
-                                capabilities,
-                                principal,
-                                ..
-                            } = task_caller;
                             let created = tasks
                                 .create(
                                     machine.clone(),
                                     handoff,
                                     arguments.clone(),
-                                    capabilities,
-                                    principal,
+                                    task_caller,
+                                    super::principal::client_address(context),
                                     round.clone(),
                                 )
                                 .await;

@@ -78,8 +78,8 @@ pub(crate) struct Mrtr {
     pub(crate) rounds: Option<Rounds>,
     /// Rounds one call may take.
     pub(crate) max_rounds: u32,
-    /// How long one round's own code may run (`None`: no deadline).
-    pub(crate) round_timeout: Option<std::time::Duration>,
+    /// How long one round's own code may run.
+    pub(crate) round_timeout: super::round::RoundTimeouts,
     /// What every reply's `_meta` is stamped with.
     pub(crate) stamp: Arc<Stamp>,
 }
@@ -423,7 +423,7 @@ impl Mrtr {
         RoundLimits {
             max_rounds: self.max_rounds,
             max_state_bytes: self.max_state_bytes(),
-            round_timeout: self.round_timeout,
+            round_timeout: self.round_timeout.clone(),
         }
     }
 

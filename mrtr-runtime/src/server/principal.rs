@@ -37,6 +37,23 @@ pub(crate) fn default_principal(context: &RequestContext<RoleServer>) -> Option<
     ))
 }
 
+/// The client's IP address as the HTTP server saw it, set on each request by
+/// [`BoundHttp`](super::http::BoundHttp) when that address is counted against per-address
+/// limits (any address but loopback, unless
+/// [`per_address_includes_loopback`](super::http::HttpServing::per_address_includes_loopback)).
+/// Anonymous callers (no principal) are held to per-caller quotas by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClientAddress(pub(crate) std::net::IpAddr);
+
+/// The counted client address of a request, if its transport set one.
+pub(crate) fn client_address(context: &RequestContext<RoleServer>) -> Option<std::net::IpAddr> {
+    let parts = context.extensions.get::<http::request::Parts>()?;
+    parts
+        .extensions
+        .get::<ClientAddress>()
+        .map(|ClientAddress(ip)| *ip)
+}
+
 fn salted_digest(secret: &[u8]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(b"mrtr principal v1\0");

@@ -12,6 +12,7 @@
 //! [`step_round`] does no I/O and calls nothing back: a carrier builds a [`RoundInput`],
 //! awaits one [`RoundOutcome`], and carries it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,8 +24,8 @@ use super::payload;
 use super::ratelimit::log_limited;
 use crate::error::{BoxError, ErrorChain};
 use crate::machine::{
-    AnswerProblem, Answers, AppStates, InputKind, Machine, Recipe, RequestCx, Resume, Run, Step,
-    StepError, Suspend,
+    AnswerProblem, Answers, AppStates, InputKind, Machine, MachineDescriptor, Method, Recipe,
+    RequestCx, Resume, Run, Step, StepError, Suspend,
 };
 
 /// How many rounds one call may take unless
@@ -74,17 +75,46 @@ pub(crate) struct Caller {
     pub(crate) era: Era,
 }
 
+/// How long one round of a machine's own code may run: the server's
+/// [`round_timeout`](super::McpServerBuilder::round_timeout) and the tools that override
+/// it ([`round_timeout_for`](super::McpServerBuilder::round_timeout_for)).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RoundTimeouts {
+    /// Every machine's deadline unless overridden (`None`: no deadline).
+    pub(crate) default: Option<Duration>,
+    /// Tools with their own deadline, by tool name.
+    pub(crate) per_tool: Arc<HashMap<String, Option<Duration>>>,
+}
+
+impl RoundTimeouts {
+    /// The server's deadline, overridden for no tool.
+    pub(crate) fn new(default: Option<Duration>) -> Self {
+        RoundTimeouts {
+            default,
+            per_tool: Arc::default(),
+        }
+    }
+
+    /// The deadline of a round of `descriptor`'s machine.
+    pub(crate) fn of(&self, descriptor: &MachineDescriptor) -> Option<Duration> {
+        let tool = (descriptor.method() == Method::CallTool)
+            .then(|| self.per_tool.get(descriptor.name()))
+            .flatten();
+        tool.copied().unwrap_or(self.default)
+    }
+}
+
 /// The limits a round is held to.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct RoundLimits {
     /// Rounds one call may take ([`DEFAULT_MAX_ROUNDS_PER_CALL`]).
     pub(crate) max_rounds: u32,
     /// The largest sealed state, in bytes of `requestState` (the same limit on every
     /// carrier, so a flow that works over a session also works over MRTR).
     pub(crate) max_state_bytes: usize,
-    /// How long one round's own code may run ([`DEFAULT_ROUND_TIMEOUT`]; `None`: no
-    /// deadline).
-    pub(crate) round_timeout: Option<Duration>,
+    /// How long one round's own code may run ([`DEFAULT_ROUND_TIMEOUT`] unless the server
+    /// or the tool says otherwise).
+    pub(crate) round_timeout: RoundTimeouts,
 }
 
 /// The questions a suspension asked and the state they were asked with: what an unusable
@@ -294,7 +324,7 @@ pub(crate) async fn step_round<M: Machine + ?Sized>(
     machine: &M,
     input: RoundInput<'_>,
 ) -> RoundOutcome<M::Output> {
-    match input.limits.round_timeout {
+    match input.limits.round_timeout.of(machine.descriptor()) {
         Some(timeout) => tokio::time::timeout(timeout, run_round(machine, input))
             .await
             .unwrap_or(RoundOutcome::Failed(RoundError::Deadline { timeout })),

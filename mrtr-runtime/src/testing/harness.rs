@@ -160,7 +160,7 @@ impl Harness {
                 states: Arc::default(),
                 rounds: None,
                 max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
-                round_timeout: None,
+                round_timeout: crate::server::round::RoundTimeouts::new(None),
                 stamp: Arc::new(crate::server::stamp::Stamp::new(
                     &rmcp::model::Implementation::new(HARNESS_AUDIENCE, env!("CARGO_PKG_VERSION")),
                     None,
@@ -383,7 +383,7 @@ impl Harness {
     /// ```
     #[must_use]
     pub fn round_timeout(mut self, timeout: impl Into<Option<std::time::Duration>>) -> Self {
-        self.mrtr.round_timeout = timeout.into();
+        self.mrtr.round_timeout = crate::server::round::RoundTimeouts::new(timeout.into());
         self
     }
 

@@ -190,6 +190,13 @@ pub(super) struct AddressSlot {
     ip: IpAddr,
 }
 
+impl AddressSlot {
+    /// The address this slot counts against, `None` for an uncounted loopback peer.
+    pub(super) fn counted(&self) -> Option<IpAddr> {
+        self.table.as_ref().map(|_| self.ip)
+    }
+}
+
 impl Drop for AddressSlot {
     fn drop(&mut self) {
         let Some(table) = &self.table else { return };

@@ -10,7 +10,7 @@
 //! long-lived streams (GET streams, pending legacy calls) take a place in their own
 //! budget and hand their connection slot back.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -21,17 +21,16 @@ use bytes::Bytes;
 use futures::StreamExt;
 use http::{HeaderValue, Method, StatusCode, header};
 use http_body_util::BodyExt;
+use rmcp::ErrorData;
 use rmcp::model::{ErrorCode, JsonRpcError, RequestId};
-use rmcp::service::{Peer, RequestContext, RunningService};
-use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use super::budget::{
     BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated, held_body,
 };
 use super::connections::ConnectionSlot;
+use super::inflight::{InFlight, InFlightPermit, Principals};
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
-use crate::server::{NoFallback, PrincipalResolver};
 
 /// The request-level limits the gate enforces.
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +45,7 @@ pub(super) struct Limits {
 pub(super) struct Gate {
     pub(super) limits: Limits,
     pub(super) bodies: Arc<BodyBudget>,
+    pub(super) in_flight: Arc<InFlight>,
     pub(super) legacy: Option<Arc<Legacy>>,
 }
 
@@ -53,58 +53,25 @@ pub(super) struct Gate {
 pub(super) struct Legacy {
     pub(super) sessions: Arc<Sessions>,
     pub(super) streams: Streams,
-    pub(super) principal: PrincipalResolver,
-    /// A peer for the principal resolver's `RequestContext` (it reads the request parts;
-    /// this peer is connected to nothing).
-    detached: OnceLock<RunningService<RoleServer, NoFallback>>,
+    pub(super) principals: Arc<Principals>,
 }
 
 impl Legacy {
     pub(super) fn new(
         sessions: Arc<Sessions>,
         streams: Streams,
-        principal: PrincipalResolver,
+        principals: Arc<Principals>,
     ) -> Self {
         Legacy {
             sessions,
             streams,
-            principal,
-            detached: OnceLock::new(),
+            principals,
         }
     }
 
     /// The principal the server's resolver finds for a request with these parts.
     fn owner(&self, parts: &http::request::Parts) -> Owner {
-        let peer: Peer<RoleServer> = self
-            .detached
-            .get_or_init(|| rmcp::service::serve_directly(NoFallback, Detached, None))
-            .peer()
-            .clone();
-        let mut context = RequestContext::new(RequestId::Number(0), peer);
-        context.extensions.insert(parts.clone());
-        (self.principal)(&context).map(Arc::from)
-    }
-}
-
-/// A transport that carries nothing, for [`Legacy::owner`]'s peer.
-struct Detached;
-
-impl rmcp::transport::Transport<RoleServer> for Detached {
-    type Error = std::io::Error;
-
-    fn send(
-        &mut self,
-        _item: rmcp::service::TxJsonRpcMessage<RoleServer>,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        std::future::ready(Ok(()))
-    }
-
-    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
-        std::future::pending().await
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        Ok(())
+        self.principals.owner(parts)
     }
 }
 
@@ -146,10 +113,15 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         Ok(checked) => checked,
         Err(refusal) => return refusal,
     };
+    // Held until the response is made: the caller's place under its in-flight cap.
+    let in_flight = match gate.in_flight.admit(&parts) {
+        Ok(permit) => permit,
+        Err(refusal) => return refused(refusal, id),
+    };
     // The bytes stay in the budget until rmcp has read and dropped the body.
     let body = held_body(body, held);
     let Some(legacy) = &gate.legacy else {
-        let response = next.run(Request::from_parts(parts, body)).await;
+        let response = detached(next, Request::from_parts(parts, body), in_flight).await;
         return jsonrpc_errors(response, id).await;
     };
     let request = Request::from_parts(parts, body);
@@ -165,8 +137,30 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
             let response = sessions::opening(seat, next.run(request)).await;
             jsonrpc_errors(response, id).await
         }
-        None => jsonrpc_errors(next.run(request).await, id).await,
+        None => jsonrpc_errors(detached(next, request, in_flight).await, id).await,
     }
+}
+
+/// Runs a stateless request through rmcp in a task of its own, holding the caller's place
+/// under its in-flight cap until the response is made. A client that leaves before the
+/// reply then does not cut the request off halfway: rmcp's handler runs to its end either
+/// way (it runs in rmcp's own task), and now delivers its reply into a response nobody
+/// reads instead of failing to, which rmcp logged as an ERROR per disconnect. The caller
+/// keeps its place until then, so leaving does not escape the cap.
+async fn detached(next: Next, request: Request, in_flight: Option<InFlightPermit>) -> Response {
+    let run = tokio::spawn(async move {
+        let response = next.run(request).await;
+        drop(in_flight);
+        response
+    });
+    run.await.unwrap_or_else(|_| {
+        error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            ErrorCode::INTERNAL_ERROR,
+            "the request could not be served".into(),
+        )
+    })
 }
 
 /// The `Mcp-Session-Id` the request names; refused when it sends more than one of it or of

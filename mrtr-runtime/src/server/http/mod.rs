@@ -18,6 +18,7 @@
 //! | [`max_buffered_body_bytes`](HttpServing::max_buffered_body_bytes) | 64 MiB | the bytes all request bodies being read may hold at once, process-wide: a declared `Content-Length` is reserved before the body is read, a chunked body as it grows, and given back when the body is dropped. A body that does not fit gets `503` at once (JSON-RPC error naming `max_buffered_body_bytes`, `Retry-After: 1`, connection closed) instead of waiting for room, so stalled uploads cannot hold more than this; a small body (up to 64 KiB) that arrives whole within 100 ms is still read when the budget is spent, counted beyond it, so fast clients are served while slow ones hold the budget. Read live by [`HttpStats::buffered_body_bytes`]; never below `max_body_bytes` |
 //! | [`max_connections`](HttpServing::max_connections) | 1024, at most half the process's open-file limit | past it, new connections wait in the kernel's backlog instead of exhausting file descriptors |
 //! | [`max_connections_per_address`](HttpServing::max_connections_per_address) | 64 | connections one client IP address may hold open (loopback peers are not counted unless [`per_address_includes_loopback`](HttpServing::per_address_includes_loopback): a loopback peer is this machine, e.g. a same-host proxy); past it a new connection from that address is answered `503` naming `max_connections_per_address` and closed, without taking one of the `max_connections` slots, so one address's slow or idle connections (slowloris) cannot take them all. **Behind a reverse proxy every client shares the proxy's address**: raise it to about `max_connections`, or disable it with `usize::MAX` |
+//! | [`max_in_flight_per_principal`](HttpServing::max_in_flight_per_principal) | 64 | POST requests one caller may have in flight at once (from its body read until its response starts): a principal, or an anonymous caller by its client address (counted as for `max_connections_per_address`); past it `429` with `Retry-After: 1` and a JSON-RPC error naming `max_in_flight_per_principal`, so one caller's slow tools cannot take every worker |
 //! | [`allowed_origins`](HttpServing::allowed_origins) | loopback (`http(s)://localhost`, `127.0.0.1`, `[::1]`, any port) | a request with any other `Origin` gets `403` (DNS rebinding; the transport spec's MUST); requests without `Origin` (non-browser clients) pass |
 //! | [`allowed_hosts`](HttpServing::allowed_hosts) | loopback | the `Host` header; set your public name when behind a proxy |
 //! | [`shutdown_grace`](HttpServing::shutdown_grace) | 30 s | after SIGTERM/ctrl-c no new connection is accepted; in-flight requests get this long to finish |
@@ -53,6 +54,7 @@
 mod budget;
 mod connections;
 mod gate;
+mod inflight;
 mod sessions;
 
 use std::future::Future;
@@ -70,11 +72,13 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use super::principal::ClientAddress;
 use super::{McpServer, NoFallback};
 use budget::{BodyBudget, PerAddress};
 pub use budget::{DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS};
 use connections::{ConnectionSlot, default_max_connections, default_max_streams};
 pub use connections::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_STREAMS};
+pub use inflight::DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL;
 
 /// Default [`HttpServing::header_read_timeout`].
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -149,6 +153,7 @@ pub struct HttpServing<F = NoFallback> {
     max_buffered_body_bytes: usize,
     max_connections_per_address: usize,
     per_address_includes_loopback: bool,
+    max_in_flight_per_principal: usize,
     allowed_origins: Vec<String>,
     allowed_hosts: Option<Vec<String>>,
     shutdown_grace: Duration,
@@ -182,6 +187,7 @@ where
             max_buffered_body_bytes: DEFAULT_MAX_BUFFERED_BODY_BYTES,
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             per_address_includes_loopback: false,
+            max_in_flight_per_principal: DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
             allowed_origins: LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).collect(),
             allowed_hosts: None,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
@@ -288,6 +294,26 @@ where
     /// ```
     pub fn max_connections_per_address(mut self, connections: usize) -> Self {
         self.max_connections_per_address = connections;
+        self
+    }
+
+    /// How many POST requests one caller may have in flight at once (default
+    /// [`DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL`], 64; at least 1), from when its body is read
+    /// until its response starts. A caller is its principal (the server's principal
+    /// resolver) or, anonymous, its client address (loopback addresses only with
+    /// [`per_address_includes_loopback`](Self::per_address_includes_loopback)). Past it the
+    /// request gets `429` with `Retry-After: 1` and a JSON-RPC error (`-32000`) naming
+    /// `max_in_flight_per_principal`; other callers are not affected. A legacy session's
+    /// pending calls are held to [`max_streams_per_principal`](Self::max_streams_per_principal)
+    /// once their stream opens.
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// let serving = mrtr_runtime::server::http::HttpServing::new(server)
+    ///     .max_in_flight_per_principal(16);
+    /// ```
+    pub fn max_in_flight_per_principal(mut self, requests: usize) -> Self {
+        self.max_in_flight_per_principal = requests;
         self
     }
 
@@ -474,7 +500,9 @@ where
         if let Some(hosts) = self.allowed_hosts {
             config = config.with_allowed_hosts(hosts);
         }
-        let principal = self.server.inner.principal.clone();
+        let principals = inflight::Principals::new(self.server.inner.principal.clone());
+        let in_flight =
+            inflight::InFlight::new(principals.clone(), self.max_in_flight_per_principal);
         let server = self.server;
         let (endpoint, legacy) = if legacy {
             let sessions = Arc::new(sessions::Sessions::new(sessions::SessionLimits {
@@ -492,7 +520,7 @@ where
                 StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
             (
                 axum::Router::new().route_service(&self.path, mcp),
-                Some(Arc::new(gate::Legacy::new(sessions, streams, principal))),
+                Some(Arc::new(gate::Legacy::new(sessions, streams, principals))),
             )
         } else {
             let mcp = StreamableHttpService::new(
@@ -506,6 +534,7 @@ where
         let stats = HttpStats {
             legacy: legacy.clone(),
             bodies: bodies.clone(),
+            in_flight: in_flight.clone(),
         };
         let gate = gate::Gate {
             limits: gate::Limits {
@@ -513,6 +542,7 @@ where
                 max_body_bytes: self.max_body_bytes,
             },
             bodies,
+            in_flight,
             legacy,
         };
         let router = endpoint
@@ -730,10 +760,14 @@ impl BoundHttp {
             let slot = ConnectionSlot::new(slot);
             let service = {
                 let slot = slot.clone();
+                let address = address_slot.counted().map(ClientAddress);
                 tower::ServiceExt::map_request(
                     router.clone(),
                     move |mut request: http::Request<hyper::body::Incoming>| {
                         request.extensions_mut().insert(slot.clone());
+                        if let Some(address) = address {
+                            request.extensions_mut().insert(address);
+                        }
                         request
                     },
                 )
@@ -802,6 +836,7 @@ fn refuse_crowded(
 pub struct HttpStats {
     legacy: Option<Arc<gate::Legacy>>,
     bodies: Arc<BodyBudget>,
+    in_flight: Arc<inflight::InFlight>,
 }
 
 impl HttpStats {
@@ -816,6 +851,19 @@ impl HttpStats {
     /// ```
     pub fn buffered_body_bytes(&self) -> usize {
         self.bodies.held()
+    }
+
+    /// POST requests in flight now from counted callers (principals, and anonymous callers
+    /// with a counted client address), against
+    /// [`max_in_flight_per_principal`](HttpServing::max_in_flight_per_principal).
+    ///
+    /// ```no_run
+    /// # fn run(stats: mrtr_runtime::server::http::HttpStats) {
+    /// assert_eq!(stats.in_flight_requests(), 0);
+    /// # }
+    /// ```
+    pub fn in_flight_requests(&self) -> usize {
+        self.in_flight.total()
     }
 
     /// Legacy sessions live now (0 when legacy sessions are off).

@@ -137,15 +137,22 @@ impl Tasks {
     /// The task is in the store before this returns, so `tasks/get` finds it at once.
     /// `round`: the id of the round that handed off, when it came from a `requestState`;
     /// the same round re-sent gets the task it created, and nothing runs again.
+    /// `address`: the caller's counted client address; an anonymous caller's tasks count
+    /// against its quota as a principal's do.
     pub(crate) async fn create(
         self: &Arc<Self>,
         machine: ToolMachine,
         handoff: TaskHandOff,
         arguments: JsonObject,
-        capabilities: ClientCapabilities,
-        principal: Option<String>,
+        caller: Caller,
+        address: Option<std::net::IpAddr>,
         round: Option<String>,
     ) -> Result<CreateTaskResult, ErrorData> {
+        let Caller {
+            capabilities,
+            principal,
+            ..
+        } = caller;
         let now = now_ms();
         let descriptor = machine.descriptor();
         let body = TaskBody {
@@ -173,7 +180,7 @@ impl Tasks {
             body: encode(&body)?,
         };
         let admission = Admission {
-            owner: principal.as_deref().map(owner_of),
+            owner: quota_owner(principal.as_deref(), address),
             round,
             max_live: self.settings.max_live(),
             max_live_per_owner: self.settings.max_live_per_principal(),
@@ -186,6 +193,7 @@ impl Tasks {
             Ok(Created::OwnerFull) => {
                 return Err(errors::too_many_tasks_for_principal(
                     self.settings.max_live_per_principal(),
+                    principal.is_none(),
                 ));
             }
             Ok(Created::Duplicate) => return Err(errors::internal("a new task id was taken")),
@@ -460,7 +468,7 @@ impl Tasks {
             arguments: &arguments,
             caller: &caller,
             states: &self.states,
-            limits: self.limits,
+            limits: self.limits.clone(),
             task_after: None,
             start,
             literals: descriptor.literals,
@@ -638,6 +646,16 @@ fn new_task_id() -> Result<String, ErrorData> {
     getrandom::fill(&mut bytes)
         .map_err(|e| errors::internal(&format!("no randomness for a task id: {e}")))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whose quota a task counts against: its principal's, else (an anonymous caller) its
+/// client address's, else none (held to the server-wide cap only).
+fn quota_owner(principal: Option<&str>, address: Option<std::net::IpAddr>) -> Option<String> {
+    match (principal, address) {
+        (Some(principal), _) => Some(owner_of(principal)),
+        (None, Some(ip)) => Some(owner_of(&format!("\0address:{}", ip.to_canonical()))),
+        (None, None) => None,
+    }
 }
 
 /// Whose quota a principal's tasks count against: a digest of the principal (hex), so a

@@ -9,7 +9,7 @@ use std::time::Duration;
 /// |---|---|---|
 /// | [`ttl`](Self::ttl) | 1 hour | how long a task (live or ended) stays readable |
 /// | [`max_live_tasks`](Self::max_live_tasks) | 1000 | live tasks on the server, all principals together |
-/// | [`max_live_tasks_per_principal`](Self::max_live_tasks_per_principal) | 100 | live tasks of one principal (anonymous callers: the server-wide cap only) |
+/// | [`max_live_tasks_per_principal`](Self::max_live_tasks_per_principal) | 100 | live tasks of one principal; an anonymous caller over HTTP is counted by its client address instead (over stdio, or from a loopback address not counted by [`per_address_includes_loopback`](crate::server::http::HttpServing::per_address_includes_loopback): the server-wide cap only) |
 /// | [`max_kept_tasks`](Self::max_kept_tasks) | 4000 | tasks kept, live or ended; past it the ended ones that expire first are dropped early |
 /// | [`poll_interval`](Self::poll_interval) | 500 ms | the `pollIntervalMs` suggested to clients |
 /// | [`cancel_check`](Self::cancel_check) | 1 s | how often a run looks for a cancel served elsewhere |
@@ -77,9 +77,18 @@ impl TaskSettings {
     /// [`max_live_tasks`](Self::max_live_tasks), so one principal cannot take every slot;
     /// past it that principal's `tools/call` answers `-32053` naming
     /// `max_live_tasks_per_principal` (retryable once one of its own tasks ends; other
-    /// principals are not affected). Anonymous callers (no principal) share one principal
-    /// and can read each other's tasks, so this quota does not apply to them: they are held
-    /// to `max_live_tasks` only.
+    /// principals are not affected).
+    ///
+    /// Anonymous callers (no principal) are counted per client address instead: the peer
+    /// address [`BoundHttp`](crate::server::http::BoundHttp) accepted the connection from,
+    /// with the same quota, so one anonymous address cannot take every slot either. A
+    /// loopback address is counted only when
+    /// [`per_address_includes_loopback`](crate::server::http::HttpServing::per_address_includes_loopback)
+    /// is on (a loopback peer is this machine, e.g. a same-host proxy that every client
+    /// shares); anonymous callers without a counted address (stdio, loopback, a router
+    /// served by other means) are held to `max_live_tasks` only. **Behind a reverse proxy
+    /// every anonymous caller shares the proxy's address**: authenticate callers, or raise
+    /// this quota.
     ///
     /// ```
     /// # use mrtr_runtime::server::tasks::TaskSettings;

@@ -75,8 +75,9 @@ impl TaskStoreError {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Admission {
-    /// Whose quota the task counts against (a digest of the principal, hex); `None` for an
-    /// anonymous caller, held to [`max_live`](Self::max_live) only.
+    /// Whose quota the task counts against (a digest of the principal, or of an anonymous
+    /// caller's client address, hex); `None` for an anonymous caller without a counted
+    /// address, held to [`max_live`](Self::max_live) only.
     pub owner: Option<String>,
     /// The id of the round that handed off to this task (hex), when it came from a
     /// `requestState`: while a task created for this round is unexpired, creating another

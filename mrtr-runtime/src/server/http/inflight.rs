@@ -1,0 +1,202 @@
+//! Who a request counts against, and how many requests one caller may have in flight.
+//!
+//! A caller is its principal (the server's principal resolver) or, when there is none, its
+//! counted client address ([`ClientAddress`], set by the accept loop); a request with
+//! neither (an uncounted loopback peer, a router served by other means) is not counted.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rmcp::RoleServer;
+use rmcp::model::RequestId;
+use rmcp::service::{Peer, RequestContext, RunningService};
+
+use super::sessions::{Owner, Refusal};
+use crate::server::principal::ClientAddress;
+use crate::server::{NoFallback, PrincipalResolver};
+
+/// Default [`HttpServing::max_in_flight_per_principal`](super::HttpServing::max_in_flight_per_principal).
+///
+/// ```
+/// assert_eq!(mrtr_runtime::server::http::DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL, 64);
+/// ```
+pub const DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL: usize = 64;
+
+/// The server's principal resolver, run on a request's HTTP parts.
+pub(super) struct Principals {
+    resolver: PrincipalResolver,
+    /// A peer for the resolver's `RequestContext` (it reads the request parts; this peer
+    /// is connected to nothing).
+    detached: OnceLock<RunningService<RoleServer, NoFallback>>,
+}
+
+impl Principals {
+    pub(super) fn new(resolver: PrincipalResolver) -> Arc<Self> {
+        Arc::new(Principals {
+            resolver,
+            detached: OnceLock::new(),
+        })
+    }
+
+    /// The principal the server's resolver finds for a request with these parts.
+    pub(super) fn owner(&self, parts: &http::request::Parts) -> Owner {
+        let peer: Peer<RoleServer> = self
+            .detached
+            .get_or_init(|| rmcp::service::serve_directly(NoFallback, Detached, None))
+            .peer()
+            .clone();
+        let mut context = RequestContext::new(RequestId::Number(0), peer);
+        context.extensions.insert(parts.clone());
+        (self.resolver)(&context).map(Arc::from)
+    }
+
+    /// Whom a request counts against: its principal, else its counted client address.
+    pub(super) fn caller(&self, parts: &http::request::Parts) -> Option<Arc<str>> {
+        if let Some(principal) = self.owner(parts) {
+            return Some(format!("principal:{principal}").into());
+        }
+        let ClientAddress(ip) = parts.extensions.get::<ClientAddress>()?;
+        Some(format!("address:{ip}").into())
+    }
+}
+
+/// A transport that carries nothing, for [`Principals::owner`]'s peer.
+struct Detached;
+
+impl rmcp::transport::Transport<RoleServer> for Detached {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        _item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        std::future::ready(Ok(()))
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        std::future::pending().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Requests in flight per caller, each caller capped.
+pub(super) struct InFlight {
+    principals: Arc<Principals>,
+    max: usize,
+    counts: Mutex<HashMap<Arc<str>, usize>>,
+}
+
+impl InFlight {
+    pub(super) fn new(principals: Arc<Principals>, max: usize) -> Arc<Self> {
+        Arc::new(InFlight {
+            principals,
+            max: max.max(1),
+            counts: Mutex::default(),
+        })
+    }
+
+    fn counts(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, usize>> {
+        self.counts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Requests in flight now, all callers together (counted callers only).
+    pub(super) fn total(&self) -> usize {
+        self.counts().values().sum()
+    }
+
+    /// A place for one more request of the caller of `parts` (none when that caller is not
+    /// counted), or the refusal naming `max_in_flight_per_principal`.
+    pub(super) fn admit(
+        self: &Arc<Self>,
+        parts: &http::request::Parts,
+    ) -> Result<Option<InFlightPermit>, Refusal> {
+        let Some(caller) = self.principals.caller(parts) else {
+            return Ok(None);
+        };
+        let mut counts = self.counts();
+        let count = counts.entry(caller.clone()).or_insert(0);
+        if *count >= self.max {
+            return Err(Refusal::Caller {
+                knob: "max_in_flight_per_principal",
+                limit: self.max,
+            });
+        }
+        *count += 1;
+        Ok(Some(InFlightPermit {
+            table: self.clone(),
+            caller,
+        }))
+    }
+}
+
+/// One request's place under its caller's cap, given back when dropped.
+pub(super) struct InFlightPermit {
+    table: Arc<InFlight>,
+    caller: Arc<str>,
+}
+
+impl Drop for InFlightPermit {
+    fn drop(&mut self) {
+        let mut counts = self.table.counts();
+        if let Some(count) = counts.get_mut(&self.caller) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.caller);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(authorization: Option<&str>, address: Option<[u8; 4]>) -> http::request::Parts {
+        let mut request = http::Request::builder();
+        if let Some(value) = authorization {
+            request = request.header(http::header::AUTHORIZATION, value);
+        }
+        let (mut parts, ()) = request.body(()).unwrap().into_parts();
+        if let Some(ip) = address {
+            parts.extensions.insert(ClientAddress(ip.into()));
+        }
+        parts
+    }
+
+    #[tokio::test]
+    async fn each_caller_has_its_cap_uncounted_callers_pass_and_places_come_back() {
+        let principals = Principals::new(Arc::new(crate::server::principal::default_principal));
+        let in_flight = InFlight::new(principals, 2);
+        let alice = parts(Some("Bearer alice"), Some([10, 0, 0, 1]));
+        let first = in_flight.admit(&alice).unwrap();
+        let _second = in_flight.admit(&alice).unwrap();
+        assert!(first.is_some());
+        let refused = in_flight.admit(&alice).err().expect("alice is at her cap");
+        assert_eq!(
+            refused,
+            Refusal::Caller {
+                knob: "max_in_flight_per_principal",
+                limit: 2
+            }
+        );
+        // Same address, another principal; an anonymous address; an uncounted caller.
+        assert!(
+            in_flight
+                .admit(&parts(Some("Bearer bob"), Some([10, 0, 0, 1])))
+                .is_ok()
+        );
+        let anonymous = parts(None, Some([10, 0, 0, 1]));
+        let _a = in_flight.admit(&anonymous).unwrap();
+        let _b = in_flight.admit(&anonymous).unwrap();
+        assert!(in_flight.admit(&anonymous).is_err());
+        for _ in 0..5 {
+            assert!(in_flight.admit(&parts(None, None)).unwrap().is_none());
+        }
+        assert_eq!(in_flight.total(), 4);
+        drop(first);
+        assert!(in_flight.admit(&alice).is_ok());
+    }
+}
