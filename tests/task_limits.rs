@@ -535,11 +535,14 @@ async fn a_tool_s_own_round_timeout_ends_its_never_returning_step() {
         .unwrap();
     let url = serve(server).await;
     let task = task_id(&call(&url, "alice", "gated").await);
+    // Bounded so a task that never ends fails the test instead of hanging it.
+    let mut polls = 0..1000;
     let failed = loop {
         let got = get(&url, "alice", &task).await;
         if got["status"] != "working" {
             break got;
         }
+        assert!(polls.next().is_some(), "the task never ended: {got}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     assert_eq!(failed["status"], "failed", "{failed}");
@@ -554,7 +557,9 @@ async fn a_tool_s_own_round_timeout_ends_its_never_returning_step() {
     // Its slot is free again (the quota is one), and a quick task completes.
     task_id(&call(&url, "alice", "quick").await);
     // An ordinary call of a tool with its own deadline gets the error itself.
-    let ended = call(&url, "alice", "stuck").await;
+    let ended = tokio::time::timeout(Duration::from_secs(20), call(&url, "alice", "stuck"))
+        .await
+        .expect("hang guard: the call never ended");
     assert_eq!(ended["error"]["code"], -32603, "{ended}");
     let message = ended["error"]["message"].as_str().unwrap_or_default();
     assert!(
