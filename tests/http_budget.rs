@@ -1,7 +1,9 @@
 //! `mrtr::server::http`'s process-wide budgets against one client holding the server:
 //! stalled uploads cannot hold more than `max_buffered_body_bytes` (a further large upload
 //! gets `503` naming the knob while small requests are still served), and one client
-//! address cannot hold more than `max_connections_per_address` connections. Every case
+//! address cannot hold more than `max_connections_per_address` connections, and one caller
+//! (a principal, or an anonymous address) cannot have more than
+//! `max_in_flight_per_principal` requests in flight. Every case
 //! runs over real TCP on 127.0.0.1 with small knobs; waits are bounded by a hang guard and
 //! never asserted on.
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577
@@ -297,4 +299,106 @@ async fn one_address_cannot_hold_more_than_its_connections() {
     .await
     .expect("hang guard: the address never got a connection back");
     assert!(replacement.is_some());
+}
+
+// ------------------------------------------------ requests in flight per caller
+
+/// Waits at the gate until the test adds permits.
+#[mrtr::tool]
+async fn waits(mrtr::State(gate): mrtr::State<Arc<tokio::sync::Semaphore>>) -> String {
+    let permit = gate.acquire().await;
+    drop(permit);
+    "released".to_string()
+}
+
+/// `tools/call` of `waits` as `who` (`Bearer who`; `None`: anonymous) from `source`.
+async fn call_held(url: &str, who: Option<&str>, source: [u8; 4]) -> (u16, Value) {
+    let client = reqwest::Client::builder()
+        .timeout(HANG_GUARD)
+        .local_address(std::net::IpAddr::from(source))
+        .build()
+        .unwrap();
+    let params = json!({"name": "waits", "arguments": {}});
+    let mut request = client
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "waits");
+    if let Some(who) = who {
+        request = request.header("Authorization", format!("Bearer {who}"));
+    }
+    let response = request
+        .body(message("tools/call", params))
+        .send()
+        .await
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    let retry_after = response.headers().contains_key("retry-after");
+    let mut body: Value = response.json().await.expect("a JSON body");
+    body["retryAfterHeader"] = json!(retry_after);
+    (status, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_caller_cannot_have_more_than_its_requests_in_flight() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let server = McpServer::builder("http-budget")
+        .keys(KeyRing::generate_process_local().unwrap())
+        .app_state(gate.clone())
+        .tool(waits)
+        .build()
+        .expect("server builds");
+    let bound = HttpServing::new(server)
+        .max_in_flight_per_principal(2)
+        .per_address_includes_loopback(true)
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("bind loopback");
+    let (url, stats) = (format!("http://{}/mcp", bound.local_addr()), bound.stats());
+    tokio::spawn(bound.serve());
+
+    // Alice and an anonymous address each have two calls waiting at the gate.
+    let mut waiting = Vec::new();
+    for who in [Some("alice"), None] {
+        for _ in 0..2 {
+            let url = url.clone();
+            waiting.push(tokio::spawn(async move {
+                call_held(&url, who, [127, 0, 0, 2]).await
+            }));
+        }
+    }
+    let live = stats.clone();
+    eventually("four calls in flight", || live.in_flight_requests() == 4).await;
+
+    // A third is refused at once, naming the knob; from another address too for alice.
+    for (who, source) in [(Some("alice"), [127, 0, 0, 3]), (None, [127, 0, 0, 2])] {
+        let (status, body) = call_held(&url, who, source).await;
+        assert_eq!(status, 429, "{body}");
+        assert_eq!(body["error"]["code"], -32000, "{body}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("max_in_flight_per_principal"), "{body}");
+        assert_eq!(body["retryAfterHeader"], true, "{body}");
+    }
+    // Bob, and another anonymous address, are not affected: admitted while the others wait.
+    for (who, source) in [(Some("bob"), [127, 0, 0, 2]), (None, [127, 0, 0, 4])] {
+        let url = url.clone();
+        waiting.push(tokio::spawn(
+            async move { call_held(&url, who, source).await },
+        ));
+    }
+    let live = stats.clone();
+    eventually("six calls in flight", || live.in_flight_requests() == 6).await;
+    // One permit opens the gate for all (each call gives it back); every call ends, and
+    // the callers' places come back.
+    gate.add_permits(1);
+    for call in waiting {
+        let (status, body) = call.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["result"]["content"][0]["text"], "released", "{body}");
+    }
+    assert_eq!(stats.in_flight_requests(), 0);
+    let (status, body) = call_held(&url, Some("alice"), [127, 0, 0, 2]).await;
+    assert_eq!(status, 200, "{body}");
 }
