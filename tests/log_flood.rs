@@ -1,7 +1,11 @@
 //! A flood of bad input leaves a bounded log: at most one WARN line per minute per kind
 //! (with the count of the ones skipped), never the client's own text at WARN or ERROR, and
-//! no task id at INFO or above. Driven through the real HTTP server on 127.0.0.1, with a
-//! global `fmt` subscriber writing every line at INFO and above into a buffer.
+//! no task id at INFO or above; clients that leave before their reply (closing, resetting,
+//! or aborting their body) leave no ERROR line at all; and with
+//! `mrtr::server::RMCP_LOG_DIRECTIVES` rmcp's per-request lines (`response error` at WARN
+//! for every error reply) stay out. Driven through the real HTTP server on 127.0.0.1, with
+//! a global subscriber writing every line at INFO and above into two buffers: one with the
+//! directives (asserted on) and one without (printed as figures, with `--nocapture`).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -27,6 +31,13 @@ async fn asks() -> String {
         Elicited::Accept(true) => "yes".to_string(),
         _ => "no".to_string(),
     }
+}
+
+/// Answers after a moment: long enough for a client to leave first.
+#[mrtr::tool]
+async fn slow() -> String {
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    "late".to_string()
 }
 
 #[mrtr::tool(task = "required")]
@@ -58,6 +69,7 @@ async fn serve() -> SocketAddr {
     let server = McpServer::builder("log-flood")
         .keys(KeyRing::new(KeyId(1), SecretKey::from_bytes([5; 32])))
         .tool(asks)
+        .tool(slow)
         .tool(background)
         .build()
         .unwrap();
@@ -110,6 +122,48 @@ async fn post(
         .expect("a body")
 }
 
+/// How a client leaves before its reply.
+#[derive(Clone, Copy)]
+enum Leave {
+    /// Sends a whole request, then closes (FIN) before the reply.
+    Closes,
+    /// Sends a whole request, then resets the connection (RST).
+    Resets,
+    /// Declares a body, sends part of it, then closes.
+    AbortsTheBody,
+}
+
+/// One raw request of `slow` on a fresh connection, left as `leave` says after `after`
+/// (spread around the moment `slow` answers); waits for the server to notice.
+async fn leave_early(addr: SocketAddr, leave: Leave, after: Duration) {
+    use tokio::io::AsyncWriteExt;
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let params = json!({"name": "slow", "arguments": {"note": MARKER}, "_meta": meta(false)});
+    let body =
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: slow\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    match leave {
+        Leave::Closes | Leave::Resets => stream.write_all(body.as_bytes()).await.unwrap(),
+        Leave::AbortsTheBody => stream.write_all(&body.as_bytes()[..10]).await.unwrap(),
+    }
+    tokio::time::sleep(after).await;
+    if let Leave::Resets = leave {
+        stream.set_zero_linger().unwrap();
+    } else {
+        let _ = stream.shutdown().await;
+    }
+    drop(stream);
+    // Long enough for `slow` to answer into the closed connection.
+    tokio::time::sleep(Duration::from_millis(40)).await;
+}
+
 async fn rpc(http: &reqwest::Client, addr: SocketAddr, method: &str, params: Value) -> Value {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -123,12 +177,27 @@ async fn rpc(http: &reqwest::Client, addr: SocketAddr, method: &str, params: Val
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_bad_input_leaves_a_bounded_log_without_client_text() {
-    let lines = Lines::default();
-    let writer = lines.clone();
-    tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::INFO)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    // `lines`: what a server logging at INFO with `RMCP_LOG_DIRECTIVES` shows, asserted on;
+    // `raw`: everything at INFO, for the figures.
+    let (lines, raw) = (Lines::default(), Lines::default());
+    let (writer, raw_writer) = (lines.clone(), raw.clone());
+    let directives = format!("info,{}", mrtr::server::RMCP_LOG_DIRECTIVES);
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_writer(move || writer.clone())
+                .with_filter(tracing_subscriber::EnvFilter::new(directives)),
+        )
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_writer(move || raw_writer.clone())
+                .with_filter(tracing_subscriber::filter::LevelFilter::INFO),
+        )
         .init();
     let addr = serve().await;
     let http = reqwest::Client::new();
@@ -190,6 +259,12 @@ async fn a_flood_of_bad_input_leaves_a_bounded_log_without_client_text() {
                 let _ = post(&http, addr, "tools/call", Some("asks"), body).await;
             }
         }
+    }
+
+    // 600 clients that leave before their reply: they close, reset, or abort the body.
+    for leave in [Leave::Closes, Leave::Resets, Leave::AbortsTheBody] {
+        let after = |i: usize| Duration::from_millis((i % 40) as u64);
+        futures::future::join_all((0..FLOOD).map(|i| leave_early(addr, leave, after(i)))).await;
     }
 
     // One task: its id must not reach INFO or above.
@@ -273,6 +348,42 @@ async fn a_flood_of_bad_input_leaves_a_bounded_log_without_client_text() {
             .join("\n"),
     );
     eprintln!("{summary}");
+    if let Some(path) = std::env::var_os("LOG_FLOOD_DUMP") {
+        let _ = std::fs::write(path, raw.text());
+    }
+    // Lines per level for the 1,000 bad requests (and the few good ones), with and
+    // without the directives.
+    let raw_text = raw.text();
+    let per_level = |text: &str| {
+        ["ERROR", "WARN", "INFO"]
+            .map(|level| {
+                let n = text
+                    .lines()
+                    .filter(|line| line.contains(&format!(" {level} ")))
+                    .count();
+                format!("{level} {n}")
+            })
+            .join(", ")
+    };
+    eprintln!(
+        "log lines: everything at INFO: {}; at INFO with RMCP_LOG_DIRECTIVES: {}",
+        per_level(&raw_text),
+        per_level(&text)
+    );
+    // Clients that leave early are not errors: not one ERROR line, from us or from rmcp.
+    assert!(error.is_empty(), "{summary}");
+    let raw_errors: Vec<&str> = raw_text
+        .lines()
+        .filter(|line| line.contains(" ERROR "))
+        .take(5)
+        .collect();
+    assert!(raw_errors.is_empty(), "{raw_errors:#?}");
+    // rmcp's per-request lines are demoted by the directives: no "response error" WARN.
+    assert!(
+        !text.contains("response error"),
+        "{}",
+        warn.iter().take(5).copied().collect::<Vec<_>>().join("\n")
+    );
     assert!(ours.len() <= 3, "{summary}");
     assert!(echoing.is_empty(), "{summary}");
     assert!(naming_the_task.is_empty(), "{summary}");

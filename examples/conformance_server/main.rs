@@ -40,10 +40,18 @@ struct Options {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // rmcp's per-request lines stay out unless RUST_LOG asks for rmcp by name.
+    let mut filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
+    if !std::env::var("RUST_LOG").is_ok_and(|log| log.contains("rmcp")) {
+        for directive in mrtr::server::RMCP_LOG_DIRECTIVES.split(',') {
+            if let Ok(directive) = directive.parse() {
+                filter = filter.add_directive(directive);
+            }
+        }
+    }
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     let options = Options::parse();

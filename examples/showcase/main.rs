@@ -138,8 +138,17 @@ impl Knobs {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // rmcp's per-request lines stay out unless RUST_LOG asks for rmcp by name.
+    let mut filter = tracing_subscriber::EnvFilter::from_default_env();
+    if !std::env::var("RUST_LOG").is_ok_and(|log| log.contains("rmcp")) {
+        for directive in mrtr::server::RMCP_LOG_DIRECTIVES.split(',') {
+            if let Ok(directive) = directive.parse() {
+                filter = filter.add_directive(directive);
+            }
+        }
+    }
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();

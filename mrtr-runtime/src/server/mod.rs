@@ -37,6 +37,25 @@ pub(crate) mod stamp;
 pub mod tasks;
 mod unwind;
 
+/// `tracing` filter directives that keep rmcp's per-request lines out of a server's log;
+/// add them to your filter (`EnvFilter` or `Targets` syntax, comma-separated).
+///
+/// rmcp, which serves the protocol underneath, logs every request: an INFO line as each
+/// stateless request's service starts (with the client's `clientInfo` and capabilities)
+/// and two as it ends, and a WARN line, `response error`, with the whole JSON-RPC error
+/// for every request answered with one. A client sending bad input fills a WARN-level log
+/// with one line per request (and the INFO lines carry what the client wrote). These
+/// directives keep rmcp's service and HTTP-transport targets at ERROR; mrtr's own lines
+/// (rate-limited, without client text) are unaffected. The examples apply them unless
+/// `RUST_LOG` names an rmcp target itself.
+///
+/// ```
+/// assert!(mrtr_runtime::server::RMCP_LOG_DIRECTIVES.contains("rmcp::service=error"));
+/// // e.g. tracing_subscriber::EnvFilter::new(format!("info,{RMCP_LOG_DIRECTIVES}"))
+/// ```
+pub const RMCP_LOG_DIRECTIVES: &str =
+    "rmcp::service=error,rmcp::transport::streamable_http_server=error";
+
 pub use build_error::BuildError;
 pub use builder::McpServerBuilder;
 pub use legacy::DEFAULT_LEGACY_REQUEST_TIMEOUT;

@@ -776,7 +776,10 @@ impl BoundHttp {
                 http1.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
             let connection = graceful.watch(connection);
             tokio::spawn(async move {
-                let _ = connection.await;
+                if let Err(error) = connection.await {
+                    // Mostly a client that left (reset, closed mid-request): not an error here.
+                    tracing::debug!(%error, "a connection ended with an error");
+                }
                 slot.release();
                 drop(address_slot);
             });
