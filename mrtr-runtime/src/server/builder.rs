@@ -424,7 +424,7 @@ impl McpServerBuilder {
     ///     .tool(export())
     ///     .round_timeout_for("exprot", None)
     ///     .build();
-    /// assert!(typo.unwrap_err().to_string().contains("`exprot`"));
+    /// assert!(typo.err().unwrap().to_string().contains("`exprot`"));
     /// ```
     pub fn round_timeout_for(
         mut self,
