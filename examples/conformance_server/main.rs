@@ -40,10 +40,11 @@ struct Options {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // rmcp's per-request lines stay out unless RUST_LOG asks for rmcp by name.
+    // rmcp's per-request lines stay out unless RUST_LOG names rmcp or asks for debug.
     let mut filter =
         tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
-    if !std::env::var("RUST_LOG").is_ok_and(|log| log.contains("rmcp")) {
+    let debugging = |log: String| ["rmcp", "debug", "trace"].iter().any(|w| log.contains(w));
+    if !std::env::var("RUST_LOG").is_ok_and(debugging) {
         for directive in mrtr::server::RMCP_LOG_DIRECTIVES.split(',') {
             if let Ok(directive) = directive.parse() {
                 filter = filter.add_directive(directive);

@@ -155,9 +155,10 @@ async fn scripted_call() -> anyhow::Result<()> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // rmcp's per-request lines stay out unless RUST_LOG asks for rmcp by name.
+    // rmcp's per-request lines stay out unless RUST_LOG names rmcp or asks for debug.
     let mut filter = tracing_subscriber::EnvFilter::from_default_env();
-    if !std::env::var("RUST_LOG").is_ok_and(|log| log.contains("rmcp")) {
+    let debugging = |log: String| ["rmcp", "debug", "trace"].iter().any(|w| log.contains(w));
+    if !std::env::var("RUST_LOG").is_ok_and(debugging) {
         for directive in mrtr::server::RMCP_LOG_DIRECTIVES.split(',') {
             if let Ok(directive) = directive.parse() {
                 filter = filter.add_directive(directive);

@@ -47,7 +47,7 @@ mod unwind;
 /// with one line per request (and the INFO lines carry what the client wrote). These
 /// directives keep rmcp's service and HTTP-transport targets at ERROR; mrtr's own lines
 /// (rate-limited, without client text) are unaffected. The examples apply them unless
-/// `RUST_LOG` names an rmcp target itself.
+/// `RUST_LOG` names rmcp or asks for `debug`/`trace` (then you get everything).
 ///
 /// ```
 /// assert!(mrtr_runtime::server::RMCP_LOG_DIRECTIVES.contains("rmcp::service=error"));
