@@ -135,6 +135,19 @@ impl Legacy {
         }
     }
 
+    /// An anonymous client from the loopback address `source`.
+    fn anonymous_from(url: &str, source: [u8; 4]) -> Self {
+        let http = reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(source))
+            .build()
+            .unwrap();
+        Legacy {
+            http,
+            url: url.to_string(),
+            bearer: None,
+        }
+    }
+
     fn post(&self, session: Option<&str>, body: Value) -> reqwest::RequestBuilder {
         let mut builder = self
             .http
@@ -499,6 +512,38 @@ async fn streams_past_a_sessions_budget_are_refused_naming_the_limit() {
     // Short requests on the same session still pass.
     let (status, _) = answer(legacy.request(Some(&session), "tools/list", json!({}))).await;
     assert_eq!(status, 200);
+}
+
+/// Anonymous callers' pending calls are counted per client address: one address stops at
+/// `max_streams_per_principal` across its sessions while another address is not affected.
+#[tokio::test]
+async fn an_anonymous_address_has_its_own_budget_of_pending_calls() {
+    let served = serve(|http| {
+        http.max_streams_per_principal(2)
+            .per_address_includes_loopback(true)
+    })
+    .await;
+    let first = Legacy::anonymous_from(&served.url(), [127, 0, 0, 2]);
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let session = first.open().await.unwrap();
+        held.push(first.pending_call(&session).await);
+    }
+    let session = first.open().await.unwrap();
+    let (status, body) = answer(first.request(
+        Some(&session),
+        "tools/call",
+        json!({"name": "tally", "arguments": {"label": "z"}}),
+    ))
+    .await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        message_of(&body).contains("max_streams_per_principal"),
+        "{body}"
+    );
+    let other = Legacy::anonymous_from(&served.url(), [127, 0, 0, 3]);
+    let session = other.open().await.unwrap();
+    let _pending = other.pending_call(&session).await;
 }
 
 // ------------------------------------------------------------------ memory

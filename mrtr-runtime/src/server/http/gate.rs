@@ -29,7 +29,7 @@ use super::budget::{
     BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated, held_body,
 };
 use super::connections::ConnectionSlot;
-use super::inflight::{InFlight, InFlightPermit, Principals};
+use super::inflight::{self, InFlight, InFlightPermit, Principals};
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
 
 /// The request-level limits the gate enforces.
@@ -213,7 +213,10 @@ async fn not_a_post(
     }
     let mut stream = None;
     if parts.method == Method::GET {
-        match legacy.streams.admit(session, owner) {
+        match legacy
+            .streams
+            .admit(session, inflight::caller(owner, &parts))
+        {
             Ok(permit) => stream = Some(permit),
             Err(refusal) => return refused(refusal, None),
         }
@@ -348,7 +351,10 @@ async fn on_session(
         .as_deref()
         .is_some_and(|method| PENDING_METHODS.contains(&method))
     {
-        match legacy.streams.admit(session, owner) {
+        match legacy
+            .streams
+            .admit(session, inflight::caller(owner, &parts))
+        {
             Ok(permit) => Some(permit),
             Err(refusal) => return refused(refusal, id),
         }

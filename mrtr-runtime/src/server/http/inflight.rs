@@ -52,12 +52,18 @@ impl Principals {
 
     /// Whom a request counts against: its principal, else its counted client address.
     pub(super) fn caller(&self, parts: &http::request::Parts) -> Option<Arc<str>> {
-        if let Some(principal) = self.owner(parts) {
-            return Some(format!("principal:{principal}").into());
-        }
-        let ClientAddress(ip) = parts.extensions.get::<ClientAddress>()?;
-        Some(format!("address:{ip}").into())
+        caller(self.owner(parts), parts)
     }
+}
+
+/// Whom a request of `owner` (its principal, resolved already) counts against: the
+/// principal, else the request's counted client address, else no one.
+pub(super) fn caller(owner: Owner, parts: &http::request::Parts) -> Option<Arc<str>> {
+    if let Some(principal) = owner {
+        return Some(format!("principal:{principal}").into());
+    }
+    let ClientAddress(ip) = parts.extensions.get::<ClientAddress>()?;
+    Some(format!("address:{ip}").into())
 }
 
 /// A transport that carries nothing, for [`Principals::owner`]'s peer.

@@ -27,7 +27,7 @@
 //! | [`session_idle_timeout`](HttpServing::session_idle_timeout) | 5 min | a legacy session with no traffic for this long ends, and its pending calls with it (their streams close, their machines are cancelled); its id then gets `404`. Pending calls waiting for a person count as idle: keep it longer than [`legacy_request_timeout`](super::McpServerBuilder::legacy_request_timeout) (240 s by default), so an unanswered question ends its call with a clear error first |
 //! | [`max_streams`](HttpServing::max_streams) | 512, at most a quarter of the open-file limit | long-lived streams (legacy GET streams and legacy `tools/call`/`prompts/get`/`resources/read` streams) open at once; past it `503` naming `max_streams`. A stream **gives its connection slot back**: it never counts against `max_connections`, and its connection closes when it ends |
 //! | [`max_streams_per_session`](HttpServing::max_streams_per_session) | 16 | long-lived streams one legacy session may hold (its pending calls plus GET streams); past it `429` naming `max_streams_per_session` |
-//! | [`max_streams_per_principal`](HttpServing::max_streams_per_principal) | 64 | the same across one principal's sessions; `429` naming `max_streams_per_principal` |
+//! | [`max_streams_per_principal`](HttpServing::max_streams_per_principal) | 64 | the same across one principal's sessions (an anonymous caller's: across its client address's, counted as for `max_connections_per_address`), so it bounds one caller's **pending legacy calls**; `429` naming `max_streams_per_principal` |
 //! | [`session_node`](HttpServing::session_node) | none | a name prefixed to session ids (`n1.…`) so a balancer can route a session back to its node (see the README's scale-out section) |
 //!
 //! Always on: `TCP_NODELAY` on accepted sockets (without it a reply's last small write
@@ -436,8 +436,10 @@ where
         self
     }
 
-    /// How many long-lived streams one principal may hold across its sessions (default
-    /// 64); past it `429` naming `max_streams_per_principal`.
+    /// How many long-lived streams (pending legacy calls and GET streams) one principal may
+    /// hold across its sessions (default 64); past it `429` naming
+    /// `max_streams_per_principal`. An anonymous caller is counted by its client address
+    /// (loopback only with [`per_address_includes_loopback`](Self::per_address_includes_loopback)).
     ///
     /// ```
     /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
