@@ -43,23 +43,6 @@ impl Screen {
         self.0.push_str(&String::from_utf8_lossy(found.before()));
         self.0.push_str(text);
     }
-
-    /// Asserts `texts` first appear on the screen in this order.
-    fn assert_order(&self, texts: &[&str]) {
-        let positions: Vec<usize> = texts
-            .iter()
-            .map(|text| {
-                self.0
-                    .find(text)
-                    .unwrap_or_else(|| panic!("{text:?} never shown:\n{}", self.0))
-            })
-            .collect();
-        assert!(
-            positions.is_sorted(),
-            "{texts:?} shown out of order:\n{}",
-            self.0
-        );
-    }
 }
 
 /// One field of a form and how the person answers it.
