@@ -222,6 +222,7 @@ fn readable(text: &str) -> String {
             || word.contains("Error(")
             || word.starts_with("Some(")
             || word.contains("kind: ")
+            || word.contains(['{', '}'])
     };
     text.split(": ")
         .filter(|part| !part.trim().is_empty() && !looks_like_rust(part))

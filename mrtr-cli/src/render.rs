@@ -21,8 +21,8 @@ fn pretty(value: &Value) -> String {
 ///
 /// ```
 /// use mrtr_runtime::client::CallOutput;
-/// use rmcp::model::{CallToolResult, Content};
-/// let result = CallToolResult::success(vec![Content::text("deployed")]);
+/// use rmcp::model::{CallToolResult, ContentBlock};
+/// let result = CallToolResult::success(vec![ContentBlock::text("deployed")]);
 /// let (text, is_error) = mrtr_cli::render_output(&CallOutput::Tool(result));
 /// assert_eq!((text.as_str(), is_error), ("deployed", false));
 /// ```
