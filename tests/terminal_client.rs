@@ -660,3 +660,46 @@ fn listings_show_arguments_and_templates() {
         "{stdout}"
     );
 }
+
+/// A required argument left out of `--args` is asked for before the call, from the tool's
+/// input schema; Esc at the first question then declines it (exit 2).
+#[test]
+fn missing_arguments_are_asked_for_in_a_pty() {
+    let mut session = pty(on_showcase(&["call", "export_dataset"]));
+    session.expect("(argument `account`)").unwrap();
+    session
+        .expect("The account whose data is exported")
+        .unwrap();
+    keys(&mut session, &["acme", ENTER]);
+    session
+        .expect("Which dataset of acme should be exported?")
+        .unwrap();
+    session.send(ESC).unwrap();
+    assert_eq!(exit_code(&mut session), 2);
+}
+
+/// `--legacy`: Ctrl-C while the server asks mid-call abandons the request with
+/// `notifications/cancelled` and exits 2.
+#[test]
+fn ctrl_c_on_a_legacy_session_cancels_the_request() {
+    let mut command = mrtr();
+    command
+        .args([
+            "call",
+            "tally",
+            "--legacy",
+            "--args",
+            r#"{"label": "votes"}"#,
+        ])
+        .args(["--sample-reply", "kind", "--root"])
+        .arg(std::env::temp_dir())
+        .arg("--")
+        .arg(bins::example("legacy_test_server"));
+    let mut session = pty(command);
+    session.expect("Esc declines").unwrap(); // the server's first question
+    session.send(CTRL_C).unwrap();
+    session
+        .expect("cancelled; the server was told to stop (notifications/cancelled)")
+        .unwrap();
+    assert_eq!(exit_code(&mut session), 2);
+}
