@@ -703,3 +703,20 @@ fn ctrl_c_on_a_legacy_session_cancels_the_request() {
         .unwrap();
     assert_eq!(exit_code(&mut session), 2);
 }
+
+/// Roots at a terminal: the current directory is shared only when confirmed ("n" here
+/// shares none); without a terminal and without `--root`, roots are not offered at all.
+#[test]
+fn roots_are_shared_only_when_confirmed() {
+    let mut session = pty(on_showcase(&["call", "organise_files"]));
+    session.expect("with the server as a root?").unwrap();
+    keys(&mut session, &["n", ENTER]);
+    session
+        .expect("The client shared no roots, so there is nothing to organise.")
+        .unwrap();
+    assert_eq!(exit_code(&mut session), 0);
+
+    let (code, _, stderr) = run(&mut on_showcase(&["call", "organise_files"]));
+    assert_eq!(code, Some(64), "{stderr}");
+    assert!(stderr.contains("--root DIR"), "{stderr}");
+}
