@@ -373,3 +373,69 @@ pub(crate) fn ask_json(wording: &Wording) -> Result<Value, Stop> {
         .prompt()?;
     serde_json::from_str(&input).map_err(|error| Stop::Failed(format!("not JSON: {error}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field(property: Value, required: bool) -> Field {
+        let schema = json!({
+            "type": "object",
+            "properties": {"f": property},
+            "required": if required { json!(["f"]) } else { json!([]) }
+        });
+        RequestedForm::parse(&schema).unwrap().fields()[0].clone()
+    }
+
+    #[test]
+    fn a_field_is_asked_by_its_title_with_its_description_and_bounds_as_help() {
+        let quantity = field(
+            json!({"type": "integer", "title": "How many", "description": "Per dish", "minimum": 1, "maximum": 20}),
+            true,
+        );
+        let wording = Wording::of(&quantity);
+        assert_eq!(wording.question, "How many");
+        assert_eq!(
+            wording.help(&quantity, "Esc declines"),
+            "Per dish · a whole number from 1 to 20 · Esc declines"
+        );
+    }
+
+    #[test]
+    fn an_untitled_field_is_asked_by_its_description_not_its_name() {
+        let note = field(
+            json!({"type": "string", "description": "Kitchen note\nShown on the ticket.", "maxLength": 80}),
+            false,
+        );
+        let wording = Wording::of(&note);
+        assert_eq!(wording.question, "Kitchen note");
+        assert_eq!(
+            wording.help(&note, "Esc declines"),
+            "Shown on the ticket. · at most 80 characters · optional · Esc declines"
+        );
+    }
+
+    #[test]
+    fn a_one_field_question_is_worded_as_the_server_asked_it() {
+        let confirm = field(json!({"type": "boolean", "title": "Go ahead"}), true);
+        let wording = Wording::single(&confirm, "Deploy api to production?");
+        assert_eq!(wording.question, "Deploy api to production?");
+        assert_eq!(wording.help, ["Go ahead"]);
+        let same = field(json!({"type": "boolean", "title": "Deploy?"}), true);
+        assert!(Wording::single(&same, "Deploy?").help.is_empty());
+    }
+
+    #[test]
+    fn formats_and_item_counts_are_said_in_words() {
+        let email = field(json!({"type": "string", "format": "email"}), true);
+        assert_eq!(bounds(&email).as_deref(), Some("an email address"));
+        let regions = field(
+            json!({"type": "array", "minItems": 1, "items": {"type": "string", "enum": ["eu", "us"]}}),
+            true,
+        );
+        assert_eq!(bounds(&regions).as_deref(), Some("pick at least 1"));
+        let ratio = field(json!({"type": "number", "minimum": 0.5}), true);
+        assert_eq!(bounds(&ratio).as_deref(), Some("a number at least 0.5"));
+    }
+}
