@@ -219,7 +219,7 @@ fn entry_prefix(entry: Option<usize>) -> String {
 /// Says once per process, at INFO, that states are sealed with a process-local key: through
 /// `tracing` when a subscriber would show it, else on stderr, so a server started without
 /// `MRTR_KEYS` and without logging set up still says so.
-fn warn_process_local_key() {
+fn tell_process_local_key() {
     static TOLD: std::sync::Once = std::sync::Once::new();
     TOLD.call_once(|| {
         let message = format!(
@@ -420,7 +420,7 @@ impl KeyRing {
     /// ```
     pub fn generate_process_local() -> Result<Self, KeyRingError> {
         let key = SecretKey::generate()?;
-        warn_process_local_key();
+        tell_process_local_key();
         Ok(Self::new(KeyId(0), key))
     }
 
