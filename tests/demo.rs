@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use expectrl::{Expect, Session};
+use expectrl::{Expect, process::unix::WaitStatus, session::OsSession as Session};
 
 const DOWN: &str = "\x1b[B";
 const ENTER: &str = "\r";
+const ESC: &str = "\x1b";
 
 #[path = "support/bins.rs"]
 mod bins;
@@ -18,19 +19,33 @@ fn demo_binary() -> PathBuf {
     bins::example("demo")
 }
 
-fn scripted_run(args: &[&str]) -> String {
+/// Runs the demo without a TTY; asserts it exits with `code` (2 when the script declines
+/// a question) and says nothing about keys (it seals with a key it generates).
+fn scripted_run_exiting(code: i32, args: &[&str]) -> String {
     let output = Command::new(demo_binary())
         .args(args)
+        .env_remove("MRTR_KEYS")
         .stdin(Stdio::null())
         .output()
         .expect("run the demo");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "demo failed: {stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(code), "demo: {stdout}\n{stderr}");
+    assert!(!stderr.contains("MRTR_KEYS"), "{stderr}");
     stdout
+}
+
+fn scripted_run(args: &[&str]) -> String {
+    scripted_run_exiting(0, args)
+}
+
+/// Waits for the demo to end and returns its exit code.
+fn exit_code(session: &mut Session) -> i32 {
+    session.expect(expectrl::Eof).unwrap();
+    match session.get_process().wait().unwrap() {
+        WaitStatus::Exited(_, code) => code,
+        other => panic!("the demo did not exit normally: {other:?}"),
+    }
 }
 
 /// The `requestState N bytes` figures of a transcript, in order.
@@ -88,7 +103,9 @@ fn without_a_tty_every_other_flow_finishes_from_the_script() {
     ), "{order}");
     assert!(order.contains("sampling: 1 message(s), maxTokens 80"));
 
-    let organise = scripted_run(&["--flow", "organise"]);
+    // The script declines the proposed moves: the flow finishes, and the exit code says a
+    // question was declined.
+    let organise = scripted_run_exiting(2, &["--flow", "organise"]);
     assert!(organise.contains("roots/list"), "{organise}");
     assert!(organise.contains("4 file(s) could be tidied"), "{organise}");
     assert!(organise.ends_with("── complete\nNo moves approved; nothing changes.\n"));
@@ -117,36 +134,33 @@ fn a_person_answers_the_deploy_wizard_in_a_pty() {
         .expect("answers from: you, at this terminal")
         .unwrap();
 
+    // One keystroke sequence per question, no menu before it.
     // Round 1: pick production.
     session.expect("Where should api go?").unwrap();
-    session.send(ENTER).unwrap(); // fill in
     session.expect("staging").unwrap();
     session.send(DOWN).unwrap();
     session.send(ENTER).unwrap();
 
     // Round 2: the confirmation names production.
     session.expect("Deploy api to PRODUCTION?").unwrap();
-    session.send(ENTER).unwrap();
-    session.expect("y/n").unwrap();
+    session.expect("y/N").unwrap();
     session.send("y").unwrap();
     session.send(ENTER).unwrap();
 
     // Rounds 3 and 4: an invalid version is asked again with the reason.
     session.expect("Which version of api?").unwrap();
-    session.send(ENTER).unwrap();
-    session.expect("text").unwrap();
+    session.expect("Esc declines").unwrap();
     session.send("2.x").unwrap();
     session.send(ENTER).unwrap();
     session.expect("`2.x` is not a version").unwrap();
-    session.send(ENTER).unwrap();
-    session.expect("text").unwrap();
+    session.expect("Esc declines").unwrap();
     session.send("2.1.0").unwrap();
     session.send(ENTER).unwrap();
 
     session
         .expect("Deploying api 2.1.0 to production (2 version attempt(s)).")
         .unwrap();
-    session.expect(expectrl::Eof).unwrap();
+    assert_eq!(exit_code(&mut session), 0);
 }
 
 #[test]
@@ -154,14 +168,13 @@ fn declining_in_the_pty_ends_the_flow_early() {
     let mut session = Session::spawn(Command::new(demo_binary())).expect("spawn the demo in a pty");
     session.set_expect_timeout(Some(Duration::from_secs(60)));
     session.expect("Where should api go?").unwrap();
-    session.send(ENTER).unwrap();
     session.expect("staging").unwrap();
     session.send(ENTER).unwrap(); // staging
     session.expect("Deploy api to staging?").unwrap();
-    session.send(DOWN).unwrap();
-    session.send(ENTER).unwrap(); // decline
+    session.expect("y/N").unwrap();
+    session.send(ESC).unwrap(); // decline
     session
         .expect("Deployment of api to staging called off.")
         .unwrap();
-    session.expect(expectrl::Eof).unwrap();
+    assert_eq!(exit_code(&mut session), 2);
 }

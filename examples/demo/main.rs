@@ -31,12 +31,15 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use futures::future::BoxFuture;
 use mrtr::client::{
-    DriverConfig, FormElicitation, HandlerError, InputHandler, InputKinds, MrtrClient,
-    RootsRequest, SamplingRequest, UrlElicitation,
+    DriverConfig, FormElicitation, HandlerError, InputHandler, InputKinds, RootsRequest,
+    SamplingRequest, UrlElicitation,
 };
 use mrtr::rmcp::model::{CreateMessageResult, ElicitResult, ListRootsResult};
 use mrtr::rmcp::transport::StreamableHttpClientTransport;
-use mrtr_cli::{Action, AnswerOptions, AnswerScript, SampleSource, TerminalAnswers};
+use mrtr::token::{KeyId, KeyRing, SecretKey};
+use mrtr_cli::{
+    Action, AnswerOptions, AnswerScript, SampleSource, Session, SessionOptions, TerminalAnswers,
+};
 use serde_json::json;
 
 /// The scripted answers used when there is no TTY.
@@ -127,7 +130,7 @@ fn sample_workspace() -> std::io::Result<PathBuf> {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     let workspace = match cli.flow {
         Flow::Organise => Some(sample_workspace()?),
@@ -139,8 +142,11 @@ async fn main() -> anyhow::Result<()> {
         Some(dir) => file_organiser::AllowedRoots::new([dir.clone()])?,
         None => file_organiser::AllowedRoots::demo()?,
     };
+    // A key of its own, so the server seals with it and has nothing to say about keys.
+    let keys = KeyRing::new(KeyId(1), SecretKey::generate()?);
+    let showcase = server::showcase_server_keyed(allowed, Some(keys))?;
     let (addr, server_task) =
-        server::serve_http_with("127.0.0.1:0".parse()?, allowed, |serving| serving).await?;
+        server::serve_server("127.0.0.1:0".parse()?, showcase, |serving| serving).await?;
     let url = format!("http://{addr}/mcp");
 
     let options = AnswerOptions {
@@ -204,25 +210,34 @@ async fn main() -> anyhow::Result<()> {
         ),
         Action::GetPrompt { name, .. } => println!("calling prompts/get {name}"),
         Action::ReadResource { uri } => println!("calling resources/read {uri}"),
-        Action::List => {}
+        _ => {}
     }
 
     let transport = StreamableHttpClientTransport::from_uri(url);
-    let client = if scripted {
+    // The demo keeps the protocol transcript: showing the rounds is its point.
+    let session_options = SessionOptions {
+        verbose: true,
+        legacy: false,
+        config: DriverConfig::default(),
+    };
+    let session = if scripted {
         // Without a person at a browser, the script visits the approval page itself.
-        MrtrClient::connect(transport, ScriptedBrowser(answers))
-            .await?
-            .with_observer(mrtr_cli::Transcript)
+        let signals = answers.signals();
+        Session::connect_with(
+            transport,
+            ScriptedBrowser(answers),
+            signals,
+            session_options,
+        )
+        .await?
     } else {
-        mrtr_cli::connect(transport, answers).await?
-    }
-    .with_config(DriverConfig::default());
-    let outcome = mrtr_cli::run(&client, &action).await;
-    client.close().await;
+        Session::connect(transport, answers, session_options).await?
+    };
+    let exit = session.run(&action).await;
+    session.close().await;
     server_task.abort();
     if let Some(dir) = workspace {
         let _ = std::fs::remove_dir_all(dir);
     }
-    outcome?;
-    Ok(())
+    Ok(exit.into())
 }

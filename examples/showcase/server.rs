@@ -24,7 +24,17 @@ pub fn showcase_server() -> anyhow::Result<McpServer> {
 /// Builds the server with all the examples registered; `organise_files` may only look
 /// inside `allowed`.
 pub fn showcase_server_allowing(allowed: AllowedRoots) -> anyhow::Result<McpServer> {
-    Ok(McpServer::builder("mrtr-showcase")
+    showcase_server_keyed(allowed, None)
+}
+
+#[allow(dead_code)] // the demo uses it with a key of its own
+/// Like [`showcase_server_allowing`], sealing with `keys` when given (else `MRTR_KEYS`, or
+/// a key made for this process).
+pub fn showcase_server_keyed(
+    allowed: AllowedRoots,
+    keys: Option<mrtr::token::KeyRing>,
+) -> anyhow::Result<McpServer> {
+    let mut builder = McpServer::builder("mrtr-showcase")
         .app_state(Arc::new(Kitchen::default()))
         .app_state(Arc::new(allowed))
         .tool(deploy_wizard)
@@ -32,8 +42,11 @@ pub fn showcase_server_allowing(allowed: AllowedRoots) -> anyhow::Result<McpServ
         .tool(organise_files)
         .tool(export_dataset)
         .prompt(explain_prompt)
-        .resource(vault_keys)
-        .build()?)
+        .resource(vault_keys);
+    if let Some(keys) = keys {
+        builder = builder.keys(keys);
+    }
+    Ok(builder.build()?)
 }
 
 /// What every showcase machine asks and keeps, round by round, as its macro analysed it:
@@ -78,14 +91,24 @@ pub async fn serve_http(
 
 /// Like [`serve_http`], with `organise_files` allowed into `allowed` and the serving knobs
 /// adjusted by `tune`.
+#[allow(dead_code)] // `main.rs` and tests use it; the demo serves a keyed server instead
 pub async fn serve_http_with(
     addr: SocketAddr,
     allowed: AllowedRoots,
     tune: impl FnOnce(HttpServing) -> HttpServing,
 ) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
-    let bound = tune(HttpServing::new(showcase_server_allowing(allowed)?))
-        .bind(addr)
-        .await?;
+    serve_server(addr, showcase_server_allowing(allowed)?, tune).await
+}
+
+#[allow(dead_code)] // the demo serves its keyed server with it
+/// Serves `server` over Streamable HTTP at `addr` in a background task (see
+/// [`serve_http`]).
+pub async fn serve_server(
+    addr: SocketAddr,
+    server: McpServer,
+    tune: impl FnOnce(HttpServing) -> HttpServing,
+) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
+    let bound = tune(HttpServing::new(server)).bind(addr).await?;
     let address = bound.local_addr();
     let task = tokio::spawn(async move {
         if let Err(error) = bound.serve().await {

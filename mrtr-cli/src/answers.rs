@@ -8,7 +8,6 @@ use std::{
 };
 
 use futures::future::BoxFuture;
-use inquire::{Confirm, InquireError, MultiSelect, Select, Text, validator::Validation};
 use mrtr_runtime::client::{
     FormElicitation, HandlerError, InputHandler, InputKind, InputKinds, RootsRequest,
     SamplingRequest, UrlElicitation,
@@ -20,7 +19,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::form;
-use mrtr_runtime::form::{Field, FieldKind, RequestedForm};
+use crate::prompt::{self, Stop};
+use crate::signals::Signals;
 
 /// How sampling requests are answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,8 @@ pub enum SampleSource {
     Reply(String),
     /// Run this shell command with the request JSON on stdin; its stdout is the reply.
     Command(String),
+    /// Ask the person at the terminal to type the reply (the default on a terminal).
+    Ask,
 }
 
 /// One scripted elicitation answer: `"accept"`, `"decline"`, `"cancel"`, or
@@ -120,12 +122,15 @@ pub struct TerminalAnswers {
     // Terminal prompts of one round are asked one after another.
     prompt_turn: Arc<tokio::sync::Mutex<()>>,
     unattended: bool,
+    signals: Signals,
 }
 
 /// Roots and sampling settings for [`TerminalAnswers`].
 #[derive(Debug, Clone, Default)]
 pub struct AnswerOptions {
-    /// Directories offered as roots (`file://` URIs are built from them).
+    /// Directories offered as roots (`file://` URIs are built from them). When empty, an
+    /// interactive client asks whether to share the current directory; a scripted one
+    /// declares no roots capability.
     pub roots: Vec<PathBuf>,
     /// How to answer sampling; `None` declares no sampling capability.
     pub sample: Option<SampleSource>,
@@ -139,6 +144,7 @@ impl TerminalAnswers {
             options: Arc::new(options),
             prompt_turn: Arc::default(),
             unattended: false,
+            signals: Signals::default(),
         }
     }
 
@@ -168,6 +174,35 @@ impl TerminalAnswers {
             options: Arc::new(options),
             prompt_turn: Arc::default(),
             unattended: false,
+            signals: Signals::default(),
+        }
+    }
+
+    /// The flags this client's prompts set: Ctrl-C (cancel the call) and declined
+    /// questions. [`Session`](crate::Session) watches them.
+    pub fn signals(&self) -> Signals {
+        self.signals.clone()
+    }
+
+    /// Whether the person at the terminal is asked (no script).
+    pub fn is_interactive(&self) -> bool {
+        self.script.is_none()
+    }
+
+    /// Settles what a terminal prompt came to: Esc declines (noted in the signals),
+    /// Ctrl-C interrupts the call and never answers, so nothing more is sent.
+    async fn settle<T>(&self, outcome: Result<T, Stop>, declined: T) -> Result<T, HandlerError> {
+        match outcome {
+            Ok(answer) => Ok(answer),
+            Err(Stop::Declined) => {
+                self.signals.note_declined();
+                Ok(declined)
+            }
+            Err(Stop::Interrupted) => {
+                self.signals.interrupt();
+                std::future::pending().await
+            }
+            Err(Stop::Failed(reason)) => Err(HandlerError::failed(reason)),
         }
     }
 
@@ -176,10 +211,12 @@ impl TerminalAnswers {
         key: &str,
         schema: Option<&Value>,
     ) -> Result<ElicitResult, HandlerError> {
-        let script = self.script.as_ref().expect("scripted mode");
+        let Some(script) = self.script.as_ref() else {
+            return Err(HandlerError::failed("no answers file"));
+        };
         let answer = script
             .lock()
-            .expect("script lock")
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .next(key)
             .ok_or_else(|| {
                 HandlerError::failed(if self.unattended {
@@ -194,6 +231,9 @@ impl TerminalAnswers {
             ScriptedAnswer::Action(action) => (action, None),
             ScriptedAnswer::Full { action, content } => (action, content),
         };
+        if action != ElicitationAction::Accept {
+            self.signals.note_declined();
+        }
         let mut result = ElicitResult::new(action.clone());
         if action == ElicitationAction::Accept
             && let Some(schema) = schema
@@ -212,8 +252,10 @@ impl InputHandler for TerminalAnswers {
     fn supported(&self) -> InputKinds {
         let mut kinds = InputKinds::none()
             .with(InputKind::FormElicitation)
-            .with(InputKind::UrlElicitation)
-            .with(InputKind::Roots);
+            .with(InputKind::UrlElicitation);
+        if self.is_interactive() || !self.options.roots.is_empty() {
+            kinds = kinds.with(InputKind::Roots);
+        }
         if self.options.sample.is_some() {
             kinds = kinds.with(InputKind::Sampling);
         }
@@ -225,15 +267,23 @@ impl InputHandler for TerminalAnswers {
         request: FormElicitation,
     ) -> BoxFuture<'_, Result<ElicitResult, HandlerError>> {
         Box::pin(async move {
-            let schema = serde_json::to_value(&request.requested_schema)
-                .map_err(|error| HandlerError::failed(error.to_string()))?;
             if self.script.is_some() {
+                let schema = serde_json::to_value(&request.requested_schema)
+                    .map_err(|error| HandlerError::failed(error.to_string()))?;
                 return self.scripted_answer(&request.key, Some(&schema));
             }
             let _turn = self.prompt_turn.lock().await;
-            tokio::task::spawn_blocking(move || prompt_form(&request.message, &schema))
+            let FormElicitation {
+                message,
+                requested_schema,
+                ..
+            } = request;
+            let outcome =
+                tokio::task::spawn_blocking(move || prompt::ask_form(&message, &requested_schema))
+                    .await
+                    .map_err(|error| HandlerError::failed(error.to_string()))?;
+            self.settle(outcome, ElicitResult::new(ElicitationAction::Decline))
                 .await
-                .map_err(|error| HandlerError::failed(error.to_string()))?
         })
     }
 
@@ -246,20 +296,16 @@ impl InputHandler for TerminalAnswers {
                 return self.scripted_answer(&request.key, None);
             }
             let _turn = self.prompt_turn.lock().await;
-            tokio::task::spawn_blocking(move || {
-                eprintln!("\n{}\n  URL: {}", request.message, request.url);
-                let consent = Confirm::new("Open this URL and continue when done?")
-                    .with_default(false)
-                    .with_help_message("y = accept, n = decline, Esc = cancel the call")
-                    .prompt();
-                Ok(ElicitResult::new(match consent {
-                    Ok(true) => ElicitationAction::Accept,
-                    Ok(false) => ElicitationAction::Decline,
-                    Err(error) => cancelled_or(error)?,
-                }))
+            let outcome = tokio::task::spawn_blocking(move || {
+                prompt::ask_url(&request.message, &request.url)
             })
             .await
-            .map_err(|error| HandlerError::failed(error.to_string()))?
+            .map_err(|error| HandlerError::failed(error.to_string()))?;
+            let action = self.settle(outcome, ElicitationAction::Decline).await?;
+            if action != ElicitationAction::Accept {
+                self.signals.note_declined();
+            }
+            Ok(ElicitResult::new(action))
         })
     }
 
@@ -271,6 +317,15 @@ impl InputHandler for TerminalAnswers {
             let text = match &self.options.sample {
                 Some(SampleSource::Reply(text)) => text.clone(),
                 Some(SampleSource::Command(command)) => run_sampler(command, &request).await?,
+                Some(SampleSource::Ask) => {
+                    let _turn = self.prompt_turn.lock().await;
+                    let conversation = conversation(&request);
+                    let outcome =
+                        tokio::task::spawn_blocking(move || prompt::ask_sample(&conversation))
+                            .await
+                            .map_err(|error| HandlerError::failed(error.to_string()))?;
+                    self.settle(outcome, String::new()).await?
+                }
                 None => return Err(HandlerError::Unsupported),
             };
             Ok(CreateMessageResult::new(
@@ -286,32 +341,65 @@ impl InputHandler for TerminalAnswers {
         _request: RootsRequest,
     ) -> BoxFuture<'_, Result<ListRootsResult, HandlerError>> {
         Box::pin(async move {
-            let roots = if self.options.roots.is_empty() {
-                vec![
-                    std::env::current_dir()
-                        .map_err(|error| HandlerError::failed(error.to_string()))?,
-                ]
-            } else {
+            let roots = if !self.options.roots.is_empty() {
                 self.options.roots.clone()
+            } else if self.is_interactive() {
+                let here = std::env::current_dir()
+                    .map_err(|error| HandlerError::failed(error.to_string()))?;
+                let _turn = self.prompt_turn.lock().await;
+                let asked = here.clone();
+                let outcome = tokio::task::spawn_blocking(move || prompt::ask_share_root(&asked))
+                    .await
+                    .map_err(|error| HandlerError::failed(error.to_string()))?;
+                if self.settle(outcome, false).await? {
+                    vec![here]
+                } else {
+                    Vec::new()
+                }
+            } else {
+                return Err(HandlerError::Unsupported);
             };
-            Ok(ListRootsResult::new(
-                roots
-                    .iter()
-                    .map(|path| {
-                        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-                        let name = absolute
-                            .file_name()
-                            .map(|name| name.to_string_lossy().into_owned());
-                        let root = Root::new(format!("file://{}", absolute.display()));
-                        match name {
-                            Some(name) => root.with_name(name),
-                            None => root,
-                        }
-                    })
-                    .collect(),
-            ))
+            Ok(ListRootsResult::new(roots.iter().map(root).collect()))
         })
     }
+}
+
+/// A directory as a `file://` root named after its last component.
+fn root(path: &PathBuf) -> Root {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+    let name = absolute
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned());
+    let root = Root::new(format!("file://{}", absolute.display()));
+    match name {
+        Some(name) => root.with_name(name),
+        None => root,
+    }
+}
+
+/// The conversation of a sampling request, as lines to read: the system prompt, then each
+/// message with its role.
+fn conversation(request: &SamplingRequest) -> String {
+    let params = serde_json::to_value(&request.params).unwrap_or_default();
+    let mut lines = Vec::new();
+    if let Some(system) = params["systemPrompt"].as_str() {
+        lines.push(format!("  (system) {system}"));
+    }
+    for message in params["messages"].as_array().into_iter().flatten() {
+        let role = message["role"].as_str().unwrap_or("user");
+        let contents = match &message["content"] {
+            Value::Array(blocks) => blocks.clone(),
+            block => vec![block.clone()],
+        };
+        for block in contents {
+            let text = match block["text"].as_str() {
+                Some(text) => text.to_owned(),
+                None => format!("[{} content]", block["type"].as_str().unwrap_or("other")),
+            };
+            lines.push(format!("  ({role}) {text}"));
+        }
+    }
+    lines.join("\n")
 }
 
 async fn run_sampler(command: &str, request: &SamplingRequest) -> Result<String, HandlerError> {
@@ -345,192 +433,4 @@ async fn run_sampler(command: &str, request: &SamplingRequest) -> Result<String,
     Ok(String::from_utf8_lossy(&output.stdout)
         .trim_end()
         .to_owned())
-}
-
-/// Esc or Ctrl-C cancels the call; anything else is a handler failure.
-fn cancelled_or(error: InquireError) -> Result<ElicitationAction, HandlerError> {
-    match error {
-        InquireError::OperationCanceled | InquireError::OperationInterrupted => {
-            Ok(ElicitationAction::Cancel)
-        }
-        other => Err(HandlerError::failed(format!(
-            "terminal prompt failed: {other}"
-        ))),
-    }
-}
-
-const FILL_IN: &str = "Answer";
-const DECLINE: &str = "Decline";
-const CANCEL: &str = "Cancel the call";
-
-/// Asks for a whole form, field by field, after offering to decline or cancel.
-fn prompt_form(message: &str, schema: &Value) -> Result<ElicitResult, HandlerError> {
-    let form =
-        RequestedForm::parse(schema).map_err(|error| HandlerError::failed(error.to_string()))?;
-    let fields = form.fields();
-    eprintln!();
-    let choice = Select::new(message, vec![FILL_IN, DECLINE, CANCEL])
-        .with_help_message("↑↓ to move, Enter to choose, Esc to cancel the call")
-        .prompt();
-    match choice {
-        Ok(FILL_IN) => {}
-        Ok(DECLINE) => return Ok(ElicitResult::new(ElicitationAction::Decline)),
-        Ok(_) => return Ok(ElicitResult::new(ElicitationAction::Cancel)),
-        Err(error) => return Ok(ElicitResult::new(cancelled_or(error)?)),
-    }
-    let mut content = Map::new();
-    for field in fields {
-        match prompt_field(field) {
-            Ok(Some(value)) => {
-                content.insert(field.name.clone(), value);
-            }
-            Ok(None) => {}
-            Err(error) => return Ok(ElicitResult::new(cancelled_or(error)?)),
-        }
-    }
-    Ok(ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content)))
-}
-
-fn help(field: &Field, hint: &str) -> String {
-    let mut parts: Vec<String> = field.description.iter().cloned().collect();
-    if !field.required {
-        parts.push("optional".into());
-    }
-    if !hint.is_empty() {
-        parts.push(hint.into());
-    }
-    parts.join(" · ")
-}
-
-const SKIP: &str = "(skip)";
-
-/// Asks for one field with the prompt its kind calls for; `None` when an optional field is
-/// skipped.
-fn prompt_field(field: &Field) -> Result<Option<Value>, InquireError> {
-    match &field.kind {
-        FieldKind::Boolean => prompt_boolean(field),
-        FieldKind::Choice { options } => prompt_choice(field, options),
-        FieldKind::MultiChoice { options, .. } => prompt_multi_choice(field, options),
-        FieldKind::Text { .. } | FieldKind::Integer { .. } | FieldKind::Number { .. } => {
-            prompt_text(field)
-        }
-        // A kind the restricted schema gains later: refuse rather than skip the field.
-        other => Err(InquireError::Custom(
-            format!(
-                "field `{}`: this client cannot ask for {other:?}",
-                field.name
-            )
-            .into(),
-        )),
-    }
-}
-
-/// A yes/no question, starting at the field's default (or no).
-fn prompt_boolean(field: &Field) -> Result<Option<Value>, InquireError> {
-    let default = field
-        .default
-        .as_ref()
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    Confirm::new(&field.label)
-        .with_default(default)
-        .with_help_message(&help(field, "y/n"))
-        .prompt()
-        .map(|answer| Some(Value::Bool(answer)))
-}
-
-/// One option out of `options`, starting at the default; an optional field may be skipped.
-fn prompt_choice(
-    field: &Field,
-    options: &[(Value, String)],
-) -> Result<Option<Value>, InquireError> {
-    let mut titles: Vec<&str> = options.iter().map(|(_, title)| title.as_str()).collect();
-    if !field.required {
-        titles.push(SKIP);
-    }
-    let start = field
-        .default
-        .as_ref()
-        .and_then(|default| options.iter().position(|(value, _)| value == default))
-        .unwrap_or(0);
-    let picked = Select::new(&field.label, titles)
-        .with_starting_cursor(start)
-        .with_help_message(&help(field, "↑↓ Enter"))
-        .raw_prompt()?;
-    Ok(options.get(picked.index).map(|(value, _)| value.clone()))
-}
-
-/// Any number of `options`, the defaults ticked, checked against the field's item bounds
-/// before the prompt lets go; nothing picked skips an optional field.
-fn prompt_multi_choice(
-    field: &Field,
-    options: &[(Value, String)],
-) -> Result<Option<Value>, InquireError> {
-    let titles: Vec<&str> = options.iter().map(|(_, title)| title.as_str()).collect();
-    let defaults: Vec<usize> = field
-        .default
-        .as_ref()
-        .and_then(Value::as_array)
-        .map(|chosen| {
-            options
-                .iter()
-                .enumerate()
-                .filter(|(_, (value, _))| chosen.contains(value))
-                .map(|(index, _)| index)
-                .collect()
-        })
-        .unwrap_or_default();
-    let checked = field.clone();
-    let all: Vec<Value> = options.iter().map(|(value, _)| value.clone()).collect();
-    let picked = MultiSelect::new(&field.label, titles)
-        .with_default(&defaults)
-        .with_help_message(&help(field, "Space to toggle, Enter to confirm"))
-        .with_validator(move |picked: &[inquire::list_option::ListOption<&&str>]| {
-            let values = Value::Array(
-                picked
-                    .iter()
-                    .map(|option| all[option.index].clone())
-                    .collect(),
-            );
-            Ok(match checked.check(&values) {
-                Ok(()) => Validation::Valid,
-                Err(error) => Validation::Invalid(error.problem().to_owned().into()),
-            })
-        })
-        .raw_prompt()?;
-    if picked.is_empty() && !field.required {
-        return Ok(None);
-    }
-    Ok(Some(Value::Array(
-        picked
-            .iter()
-            .map(|option| options[option.index].0.clone())
-            .collect(),
-    )))
-}
-
-/// A typed-in text or number, validated as it is typed; empty input takes the default.
-fn prompt_text(field: &Field) -> Result<Option<Value>, InquireError> {
-    let checked = field.clone();
-    let default = field.default.as_ref().map(|value| match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    });
-    let mut prompt = Text::new(&field.label).with_validator(move |input: &str| {
-        Ok(match form::parse_text(&checked, input) {
-            Ok(_) => Validation::Valid,
-            Err(error) => Validation::Invalid(error.into()),
-        })
-    });
-    let hint = help(field, "");
-    if !hint.is_empty() {
-        prompt = prompt.with_help_message(&hint);
-    }
-    if let Some(default) = &default {
-        prompt = prompt.with_default(default);
-    }
-    let input = prompt.prompt()?;
-    Ok(form::parse_text(field, &input)
-        .unwrap_or(None)
-        .or_else(|| field.default.clone()))
 }

@@ -21,10 +21,10 @@ use rmcp::{
         CreateMessageRequest, CreateMessageRequestParams, CustomResult, ElicitRequest,
         ElicitRequestParams, ElicitationSchema, GetPromptRequestParams, GetPromptResponse,
         GetPromptResult, InputRequest, InputRequests, InputRequiredResult, InputResponses,
-        ListPromptsResult, ListResourcesResult, ListRootsRequest, ListToolsResult,
-        PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
-        ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role,
-        SamplingMessage, ServerCapabilities, ServerInfo, ServerResult, Tool,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListRootsRequest,
+        ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+        Role, SamplingMessage, ServerCapabilities, ServerInfo, ServerResult, Tool,
     },
     service::{NotificationContext, RequestContext, RoleServer, Service},
 };
@@ -355,6 +355,17 @@ impl ServerHandler for TestServer {
             "secret://doc",
             "doc",
         )]))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("secret://{name}", "any secret")
+                .with_description("A secret by name"),
+        ]))
     }
 
     async fn read_resource(

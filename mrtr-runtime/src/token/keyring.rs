@@ -216,21 +216,23 @@ fn entry_prefix(entry: Option<usize>) -> String {
     entry.map_or_else(String::new, |entry| format!("MRTR_KEYS entry {entry}: "))
 }
 
-/// Warns that states are sealed with a process-local key: through `tracing` when a
-/// subscriber would show the WARN, else on stderr once per process, so a server started
-/// without `MRTR_KEYS` and without logging set up still says so.
-fn warn_process_local_key() {
-    let message = format!(
-        "no {KEYS_ENV_VAR} configured: sealing requestState with a random process-local key; \
-         tokens will not survive a restart or open on another instance. Multi-instance \
-         deployments must share a key via {KEYS_ENV_VAR}=<kid>:<base64url 32-byte key>"
-    );
-    if tracing::enabled!(tracing::Level::WARN) {
-        tracing::warn!("{message}");
-        return;
-    }
-    static TOLD_STDERR: std::sync::Once = std::sync::Once::new();
-    TOLD_STDERR.call_once(|| eprintln!("WARN mrtr: {message}"));
+/// Says once per process, at INFO, that states are sealed with a process-local key: through
+/// `tracing` when a subscriber would show it, else on stderr, so a server started without
+/// `MRTR_KEYS` and without logging set up still says so.
+fn tell_process_local_key() {
+    static TOLD: std::sync::Once = std::sync::Once::new();
+    TOLD.call_once(|| {
+        let message = format!(
+            "no {KEYS_ENV_VAR} set: sealing requestState with a key made for this process \
+             (fine for one instance; to keep calls open across restarts or instances, share \
+             one with {KEYS_ENV_VAR}=<kid>:<base64url 32-byte key>)"
+        );
+        if tracing::enabled!(tracing::Level::INFO) {
+            tracing::info!("{message}");
+        } else {
+            eprintln!("INFO mrtr: {message}");
+        }
+    });
 }
 
 fn decode_key(text: &str, entry: Option<usize>) -> Result<SecretKey, KeyRingError> {
@@ -408,7 +410,8 @@ impl KeyRing {
     /// A ring with one fresh random key (id 0) that lives only in this process.
     ///
     /// Tokens sealed by it cannot be opened by another instance or after a restart, so it
-    /// logs a warning: multi-instance deployments must share keys through `MRTR_KEYS`.
+    /// says so once per process at INFO: multi-instance deployments share keys through
+    /// `MRTR_KEYS`.
     ///
     /// ```
     /// # use mrtr_runtime::token::{KeyId, KeyRing};
@@ -417,7 +420,7 @@ impl KeyRing {
     /// ```
     pub fn generate_process_local() -> Result<Self, KeyRingError> {
         let key = SecretKey::generate()?;
-        warn_process_local_key();
+        tell_process_local_key();
         Ok(Self::new(KeyId(0), key))
     }
 
