@@ -8,7 +8,7 @@
 
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 #[allow(dead_code)]
 mod release_wizard;
 #[path = "../tests/support/mod.rs"]

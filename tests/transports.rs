@@ -2,7 +2,7 @@
 //! stdio pipes and real Streamable HTTP on 127.0.0.1, every round sealed and opened for
 //! real; and two server instances continuing each other's flows.
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 mod release_wizard;
 mod support;
 
@@ -29,14 +29,14 @@ fn release_server(keys: KeyRing, plans: Arc<AtomicUsize>) -> McpServer {
         .expect("server builds")
 }
 
-/// The quickstart example, rebuilt if stale.
-fn quickstart_binary() -> std::path::PathBuf {
-    support::bins::example("quickstart")
+/// The hand-written example server, rebuilt if stale.
+fn hand_written_binary() -> std::path::PathBuf {
+    support::bins::example("hand_written")
 }
 
 #[tokio::test]
 async fn three_rounds_over_stdio_with_a_child_process_server() {
-    let binary = quickstart_binary();
+    let binary = hand_written_binary();
     assert!(
         binary.exists(),
         "build the example first: {}",
