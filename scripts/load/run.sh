@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load figure for docs/performance.md: round-1 and round-2 `tools/call plan_release`
+# Load figure for docs/contributing/performance-lab-notes.md: round-1 and round-2 `tools/call plan_release`
 # against the hand-written example server over Streamable HTTP on 127.0.0.1.
 #
 #   scripts/load/run.sh [PORT] [DURATION] [CONNECTIONS]    (defaults: 18080 15s 8)
