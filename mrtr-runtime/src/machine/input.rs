@@ -255,7 +255,7 @@ pub(crate) fn registered_form(message: impl Into<String>, form: &RegisteredForm)
 ///         "message": "Which environment?",
 ///         "requestedSchema": {
 ///             "type": "object",
-///             "properties": {"choice": {"type": "string", "enum": ["staging", "prod"]}},
+///             "properties": {"choice": {"type": "string", "title": "Which environment?", "enum": ["staging", "prod"]}},
 ///             "required": ["choice"],
 ///         },
 ///     },
@@ -284,6 +284,7 @@ where
 /// let schema = &serde_json::to_value(q.request()).unwrap()["params"]["requestedSchema"];
 /// assert_eq!(schema["properties"]["choices"], serde_json::json!({
 ///     "type": "array",
+///     "title": "Which regions?",
 ///     "items": {"type": "string", "enum": ["eu", "us", "ap"]},
 /// }));
 /// assert_eq!(schema["required"], serde_json::json!(["choices"]));
@@ -672,22 +673,30 @@ mod tests {
     /// variant, not only the same text), and serialize back to that JSON.
     #[test]
     fn builder_schemas_are_the_ones_their_json_decodes_to() {
-        let cases: [(ElicitationSchema, Value); 4] = [
+        let cases: [(ElicitationSchema, Value); 6] = [
             (
                 requested_schema(text("Name?")),
-                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+                json!({"type": "object", "properties": {"text": {"type": "string", "title": "Name?"}}, "required": ["text"]}),
             ),
             (
                 requested_schema(confirm("Sure?")),
-                json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}),
+                json!({"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Sure?"}}, "required": ["confirm"]}),
             ),
             (
                 requested_schema(choice("Where?", ["staging", "prod"])),
-                json!({"type": "object", "properties": {"choice": {"type": "string", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
+                json!({"type": "object", "properties": {"choice": {"type": "string", "title": "Where?", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
             ),
             (
                 requested_schema(multi_choice("Which?", ["eu", "us"])),
-                json!({"type": "object", "properties": {"choices": {"type": "array", "items": {"type": "string", "enum": ["eu", "us"]}}}, "required": ["choices"]}),
+                json!({"type": "object", "properties": {"choices": {"type": "array", "title": "Which?", "items": {"type": "string", "enum": ["eu", "us"]}}}, "required": ["choices"]}),
+            ),
+            (
+                requested_schema(choice("Where should it go?", ["staging", "prod"]).title("Environment")),
+                json!({"type": "object", "properties": {"choice": {"type": "string", "title": "Environment", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
+            ),
+            (
+                requested_schema(confirm("Ship it?").title("Go").title("Ship")),
+                json!({"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Ship"}}, "required": ["confirm"]}),
             ),
         ];
         for (built, expected) in cases {

@@ -221,6 +221,16 @@ mod tests {
             let (recipe, _) = stored_and_rebuilt_with(input::text("Name?"), literals);
             assert_eq!(recipe, Recipe::Text(Wording::new("Name?")));
             stored_and_rebuilt_with(input::confirm("Sure?"), literals);
+            stored_and_rebuilt_with(input::confirm("Sure?").title("Where?"), literals);
+            stored_and_rebuilt_with(input::text("Name?").title("Name"), literals);
+            stored_and_rebuilt_with(
+                input::choice("Where?", ["staging", "prod"]).title("Target"),
+                literals,
+            );
+            stored_and_rebuilt_with(
+                input::multi_choice("Which?", ["a", "prod"]).title("Sign in"),
+                literals,
+            );
             stored_and_rebuilt_with(input::choice("Where?", ["staging", "prod"]), literals);
             stored_and_rebuilt_with(input::multi_choice("Which?", ["a", "prod", "c"]), literals);
             stored_and_rebuilt_with(input::url("Sign in", "https://example.com/auth"), literals);
