@@ -227,3 +227,29 @@ async fn an_instance_with_other_keys_rejects_the_state() {
     first_client.cancel().await.expect("client shuts down");
     stranger_client.cancel().await.expect("client shuts down");
 }
+
+/// `cargo run --example quickstart`, as the README tells a newcomer to run it: its server
+/// and its client over real HTTP on 127.0.0.1, two questions answered, the result printed.
+#[test]
+fn the_quickstart_example_runs_its_tool_end_to_end() {
+    let output = std::process::Command::new(support::bins::example("quickstart"))
+        .env_remove("MRTR_KEYS")
+        .output()
+        .expect("run the quickstart example");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "quickstart failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "server asks: What is your name?",
+            r#"person says: {"text":"Ada"}"#,
+            "server asks: Shall I be formal, Ada?",
+            r#"person says: {"confirm":true}"#,
+            "result: Good morning, dear Ada.",
+        ]
+    );
+}
