@@ -4,11 +4,11 @@
 //! and opened) against a 2025-11-25 client in an `initialize` session (rounds are
 //! server→client requests inside one call, the state kept in memory).
 //!
-//! `cargo bench --bench eras`. Figures are recorded in `docs/performance.md`.
+//! `cargo bench --bench eras`. Figures are recorded in `docs/contributing/performance-lab-notes.md`.
 
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 #[allow(dead_code)]
 mod release_wizard;
 #[path = "../tests/support/mod.rs"]

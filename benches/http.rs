@@ -1,11 +1,11 @@
-//! Cost of the quickstart's three-round `PlanRelease` over real Streamable HTTP on
+//! Cost of the hand-written three-round `PlanRelease` over real Streamable HTTP on
 //! 127.0.0.1: an rmcp server (`McpServer`, stateless) and rmcp's client in one process.
 //!
-//! `cargo bench --bench http`. Figures are recorded in `docs/performance.md`.
+//! `cargo bench --bench http`. Figures are recorded in `docs/contributing/performance-lab-notes.md`.
 
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 #[allow(dead_code)]
 mod release_wizard;
 #[path = "../tests/support/mod.rs"]

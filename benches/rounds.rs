@@ -1,11 +1,11 @@
-//! Cost of the round pipeline (open, answers, step, gate, seal) for the quickstart's
+//! Cost of the round pipeline (open, answers, step, gate, seal) for the hand-written example's
 //! three-round `PlanRelease`, in-process through `mrtr::testing::Harness`.
 //!
-//! `cargo bench --bench rounds`. Figures are recorded in `docs/performance.md`.
+//! `cargo bench --bench rounds`. Figures are recorded in `docs/contributing/performance-lab-notes.md`.
 
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 #[allow(dead_code)]
 mod release_wizard;
 

@@ -1,6 +1,6 @@
 //! Cost of sealing and opening `requestState`, and of rejecting bad tokens.
 //!
-//! `cargo bench --bench token`. Figures are recorded in `docs/performance.md`.
+//! `cargo bench --bench token`. Figures are recorded in `docs/contributing/performance-lab-notes.md`.
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! `Machine::describe()`: what the macro's own analysis says each suspension point asks and
 //! keeps, checked field by field on the showcase's deploy wizard, and its Mermaid diagram
-//! against the reviewed snapshot (`tests/describe/deploy_wizard.mmd`, also shown in the
-//! README; `MRTR_BLESS=1` rewrites the snapshot).
+//! against the reviewed snapshot (`tests/describe/deploy_wizard.mmd`, also shown in
+//! docs/guide/writing-tools.md; `MRTR_BLESS=1` rewrites the snapshot).
 
 #[path = "../examples/showcase/deploy_wizard.rs"]
 #[allow(dead_code)]
@@ -60,11 +60,11 @@ fn the_deploy_wizard_mermaid_matches_the_reviewed_snapshot() {
         "run with MRTR_BLESS=1 if the change is intended"
     );
 
-    // The README renders the same diagram.
-    let readme = include_str!("../README.md");
+    // The guide renders the same diagram.
+    let guide = include_str!("../docs/guide/writing-tools.md");
     assert!(
-        readme.contains(&format!("```mermaid\n{snapshot}```")),
-        "README.md must show tests/describe/deploy_wizard.mmd in a mermaid block"
+        guide.contains(&format!("```mermaid\n{snapshot}```")),
+        "docs/guide/writing-tools.md must show tests/describe/deploy_wizard.mmd in a mermaid block"
     );
 }
 

@@ -976,3 +976,46 @@ fn a_server_without_keys_says_so_on_stderr_once_without_a_subscriber() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.matches("no MRTR_KEYS set").count(), 1, "{stderr}");
 }
+
+/// What every host renders: a form's fields in the order the struct declares them, each
+/// with a title, the bounds the server checks, a title on the built-in single-field
+/// questions, and the tool's name (not a generated type's) as its arguments' title — all on
+/// the wire, as a client of any SDK parses it.
+#[tokio::test]
+async fn questions_reach_the_wire_titled_bounded_and_in_declaration_order() {
+    let url = showcase().await;
+    let (_, _, body) = call(
+        &url,
+        "tools/call",
+        json!({"name": "order_food", "arguments": {"customer": "Ada"}}),
+    )
+    .await;
+    let schema = &body["result"]["inputRequests"]["dish"]["params"]["requestedSchema"];
+    let properties = schema["properties"].as_object().expect("a form schema");
+    let order: Vec<&str> = properties.keys().map(String::as_str).collect();
+    assert_eq!(order, ["dish", "quantity", "more"], "{schema}");
+    for (name, property) in properties {
+        assert!(property["title"].is_string(), "{name} has no title: {schema}");
+    }
+    assert_eq!(properties["quantity"]["title"], "How many");
+    assert_eq!(
+        (&properties["quantity"]["minimum"], &properties["quantity"]["maximum"]),
+        (&json!(1), &json!(20))
+    );
+
+    let (_, _, body) = call(
+        &url,
+        "tools/call",
+        json!({"name": "deploy_wizard", "arguments": {"service": "api"}}),
+    )
+    .await;
+    let question = &body["result"]["inputRequests"]["environment"]["params"];
+    let field = &question["requestedSchema"]["properties"]["choice"];
+    assert_eq!(field["title"], question["message"], "{question}");
+
+    let (_, _, body) = call(&url, "tools/list", json!({})).await;
+    let tools = body["result"]["tools"].as_array().expect("a tool list");
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["title"], tool["name"], "{tool}");
+    }
+}

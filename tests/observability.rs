@@ -2,7 +2,7 @@
 //! out, the outcome, and — for rejected states — the specific reason, which the client
 //! never sees.
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 mod release_wizard;
 
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! flow never resumes, and nothing between suspensions runs; missing or malformed answers
 //! are asked again; capabilities are checked on every retry. All through real sealing.
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 mod release_wizard;
 #[path = "support/renamed.rs"]
 mod renamed;

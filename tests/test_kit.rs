@@ -1,4 +1,4 @@
-//! The test kit (`mrtr::testing`) on the showcase's deploy wizard, as the README shows it:
+//! The test kit (`mrtr::testing`) on the showcase's deploy wizard, as the guide shows it (docs/guide/testing.md):
 //! round by round with typed answers, across two instances, with replayed and tampered
 //! rounds refused for the exact reason, and the transcript kept as a reviewed snapshot
 //! (`tests/test_kit/deploy_wizard.transcript`; `MRTR_BLESS=1` rewrites it).
@@ -13,7 +13,7 @@ use mrtr::token::REJECTED_STATE_MESSAGE;
 use serde_json::json;
 use wizard::deploy_wizard;
 
-// README: "Testing your tools" shows this test's body.
+// docs/guide/testing.md shows this test's body, on a smaller tool.
 #[tokio::test]
 async fn a_deploy_hops_instances_and_its_transcript_is_reviewed() {
     let (one, two) = Harness::pair();
@@ -67,8 +67,8 @@ async fn a_deploy_hops_instances_and_its_transcript_is_reviewed() {
         "run with MRTR_BLESS=1 if the change is intended"
     );
     assert!(
-        include_str!("../README.md").contains(&snapshot),
-        "README.md must show tests/test_kit/deploy_wizard.transcript"
+        include_str!("../docs/guide/testing.md").contains(&snapshot),
+        "docs/guide/testing.md must show tests/test_kit/deploy_wizard.transcript"
     );
 }
 

@@ -2,7 +2,7 @@
 //! stdio pipes and real Streamable HTTP on 127.0.0.1, every round sealed and opened for
 //! real; and two server instances continuing each other's flows.
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 mod release_wizard;
 mod support;
 
@@ -29,14 +29,14 @@ fn release_server(keys: KeyRing, plans: Arc<AtomicUsize>) -> McpServer {
         .expect("server builds")
 }
 
-/// The quickstart example, rebuilt if stale.
-fn quickstart_binary() -> std::path::PathBuf {
-    support::bins::example("quickstart")
+/// The hand-written example server, rebuilt if stale.
+fn hand_written_binary() -> std::path::PathBuf {
+    support::bins::example("hand_written")
 }
 
 #[tokio::test]
 async fn three_rounds_over_stdio_with_a_child_process_server() {
-    let binary = quickstart_binary();
+    let binary = hand_written_binary();
     assert!(
         binary.exists(),
         "build the example first: {}",
@@ -226,4 +226,30 @@ async fn an_instance_with_other_keys_rejects_the_state() {
     assert_eq!(plans.load(Ordering::SeqCst), 0, "no flow resumed");
     first_client.cancel().await.expect("client shuts down");
     stranger_client.cancel().await.expect("client shuts down");
+}
+
+/// `cargo run --example quickstart`, as the README tells a newcomer to run it: its server
+/// and its client over real HTTP on 127.0.0.1, two questions answered, the result printed.
+#[test]
+fn the_quickstart_example_runs_its_tool_end_to_end() {
+    let output = std::process::Command::new(support::bins::example("quickstart"))
+        .env_remove("MRTR_KEYS")
+        .output()
+        .expect("run the quickstart example");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "quickstart failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "server asks: What is your name?",
+            r#"person says: {"text":"Ada"}"#,
+            "server asks: Shall I be formal, Ada?",
+            r#"person says: {"confirm":true}"#,
+            "result: Good morning, dear Ada.",
+        ]
+    );
 }

@@ -2,7 +2,7 @@
 //! HTTP on 127.0.0.1. Each case gets a clear JSON-RPC error or a re-ask — never a panic,
 //! a hang, or a resumed flow.
 
-#[path = "../examples/quickstart/release_wizard.rs"]
+#[path = "../examples/hand_written/release_wizard.rs"]
 mod release_wizard;
 mod support;
 

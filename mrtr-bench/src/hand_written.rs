@@ -498,24 +498,26 @@ fn form(message: String, schema: ElicitationSchema) -> InputRequest {
     ))
 }
 
-fn single_field(field: &str, schema: Value) -> ElicitationSchema {
+/// A one-field form whose field is titled with the question, as hosts label it.
+fn single_field(field: &str, mut schema: Value, title: &str) -> ElicitationSchema {
+    schema["title"] = json!(title);
     let schema = json!({"type": "object", "properties": {field: schema}, "required": [field]});
     serde_json::from_value(schema).expect("a one-field form schema")
 }
 
 fn choice(message: String, options: &[&str]) -> InputRequest {
-    form(
-        message,
-        single_field("choice", json!({"type": "string", "enum": options})),
-    )
+    let field = single_field("choice", json!({"type": "string", "enum": options}), &message);
+    form(message, field)
 }
 
 fn confirm(message: String) -> InputRequest {
-    form(message, single_field("confirm", json!({"type": "boolean"})))
+    let field = single_field("confirm", json!({"type": "boolean"}), &message);
+    form(message, field)
 }
 
 fn text(message: String) -> InputRequest {
-    form(message, single_field("text", json!({"type": "string"})))
+    let field = single_field("text", json!({"type": "string"}), &message);
+    form(message, field)
 }
 
 fn sampling(prompt: String, max_tokens: u32) -> InputRequest {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Load figure for docs/performance.md: round-1 and round-2 `tools/call plan_release`
-# against the quickstart server over Streamable HTTP on 127.0.0.1.
+# Load figure for docs/contributing/performance-lab-notes.md: round-1 and round-2 `tools/call plan_release`
+# against the hand-written example server over Streamable HTTP on 127.0.0.1.
 #
 #   scripts/load/run.sh [PORT] [DURATION] [CONNECTIONS]    (defaults: 18080 15s 8)
 #
@@ -15,8 +15,8 @@ root="$(cd "$here/../.." && pwd)"
 url="http://127.0.0.1:${port}/mcp"
 
 cd "$root"
-cargo build --release --example quickstart
-./target/release/examples/quickstart serve-http "127.0.0.1:${port}" 2>/dev/null &
+cargo build --release --example hand_written
+./target/release/examples/hand_written serve-http "127.0.0.1:${port}" 2>/dev/null &
 server_pid=$!
 trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
 

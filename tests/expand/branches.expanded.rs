@@ -15,7 +15,7 @@ const _: () = {
         ::mrtr::__private::schemars::JsonSchema
     )]
     #[serde(crate = "::mrtr::__private::serde")]
-    #[schemars(crate = "::mrtr::__private::schemars")]
+    #[schemars(crate = "::mrtr::__private::schemars", title = "pick")]
     #[allow(non_camel_case_types, dead_code)]
     struct __MrtrArgs {
         topic: String,

@@ -7,19 +7,20 @@
 
 #![allow(deprecated)] // sampling and roots are deprecated by SEP-2577 but still part of 2026-07-28
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use rmcp::model::{
     BooleanSchema, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
     ElicitRequestParams, ElicitationSchema, EnumSchema, InputRequest, ListRootsRequest, ModelHint,
-    ModelPreferences, PrimitiveSchemaDefinition, Role, SamplingMessage,
-    SamplingMessageContentBlock, StringSchema, Tool,
+    ModelPreferences, MultiSelectEnumSchema, PrimitiveSchemaDefinition, Role, SamplingMessage,
+    SamplingMessageContentBlock, SingleSelectEnumSchema, StringSchema, Tool,
 };
 
 use super::kind::InputKind;
 use super::outcome::{Elicited, Roots, Sampled};
-use super::recipe::{RebuildError, Recipe, Wording};
+use super::recipe::{RebuildError, Recipe, SingleFieldBuilder, TitledField, Wording};
 use crate::form::Form;
 use crate::form::registry::RegisteredForm;
 
@@ -147,10 +148,60 @@ pub(crate) fn multi_choice_field(
 
 /// `{"type": "object", "properties": {field: property}, "required": [field]}`, built from
 /// rmcp's types: going through `serde_json::Value` cost more than the rest of a round (the
-/// untagged property enum tries, and fails, variant after variant).
-fn single_field_schema(field: &str, property: PrimitiveSchemaDefinition) -> ElicitationSchema {
+/// untagged property enum tries, and fails, variant after variant). The field is titled
+/// with `title` (the question, unless the author set one), so hosts label it with words
+/// rather than with the field's name (`choice`, `text`).
+fn single_field_schema(
+    field: &str,
+    mut property: PrimitiveSchemaDefinition,
+    title: &str,
+) -> ElicitationSchema {
+    set_title(&mut property, title);
     ElicitationSchema::new(BTreeMap::from([(field.to_owned(), property)]))
         .with_required(vec![field.to_owned()])
+}
+
+/// Sets the `title` of a property, whatever its kind.
+fn set_title(property: &mut PrimitiveSchemaDefinition, title: &str) {
+    let title = Some(Cow::Owned(title.to_owned()));
+    match property {
+        PrimitiveSchemaDefinition::String(schema) => schema.title = title,
+        PrimitiveSchemaDefinition::Number(schema) => schema.title = title,
+        PrimitiveSchemaDefinition::Integer(schema) => schema.title = title,
+        PrimitiveSchemaDefinition::Boolean(schema) => schema.title = title,
+        PrimitiveSchemaDefinition::Enum(EnumSchema::Single(SingleSelectEnumSchema::Untitled(
+            schema,
+        ))) => schema.title = title,
+        PrimitiveSchemaDefinition::Enum(EnumSchema::Single(SingleSelectEnumSchema::Titled(
+            schema,
+        ))) => schema.title = title,
+        PrimitiveSchemaDefinition::Enum(EnumSchema::Multi(MultiSelectEnumSchema::Untitled(
+            schema,
+        ))) => schema.title = title,
+        PrimitiveSchemaDefinition::Enum(EnumSchema::Multi(MultiSelectEnumSchema::Titled(
+            schema,
+        ))) => schema.title = title,
+        PrimitiveSchemaDefinition::Enum(EnumSchema::Legacy(schema)) => schema.title = title,
+        // A kind of property a later rmcp adds: left untitled.
+        _ => {}
+    }
+}
+
+/// The one property of a form elicitation's schema, when it has exactly one.
+fn single_property(request: &mut InputRequest) -> Option<&mut PrimitiveSchemaDefinition> {
+    let InputRequest::Elicitation(elicit) = request else {
+        return None;
+    };
+    let ElicitRequestParams::FormElicitationParams {
+        requested_schema, ..
+    } = &mut elicit.params
+    else {
+        return None;
+    };
+    match requested_schema.properties.len() {
+        1 => requested_schema.properties.values_mut().next(),
+        _ => None,
+    }
 }
 
 /// A form elicitation whose fields come from a `#[derive(Form)]` type.
@@ -204,7 +255,7 @@ pub(crate) fn registered_form(message: impl Into<String>, form: &RegisteredForm)
 ///         "message": "Which environment?",
 ///         "requestedSchema": {
 ///             "type": "object",
-///             "properties": {"choice": {"type": "string", "enum": ["staging", "prod"]}},
+///             "properties": {"choice": {"type": "string", "title": "Which environment?", "enum": ["staging", "prod"]}},
 ///             "required": ["choice"],
 ///         },
 ///     },
@@ -218,7 +269,7 @@ where
     let message = message.into();
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
     let (field, property) = choice_field(options.clone());
-    let schema = single_field_schema(field, property);
+    let schema = single_field_schema(field, property, &message);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(
         request,
@@ -233,6 +284,7 @@ where
 /// let schema = &serde_json::to_value(q.request()).unwrap()["params"]["requestedSchema"];
 /// assert_eq!(schema["properties"]["choices"], serde_json::json!({
 ///     "type": "array",
+///     "title": "Which regions?",
 ///     "items": {"type": "string", "enum": ["eu", "us", "ap"]},
 /// }));
 /// assert_eq!(schema["required"], serde_json::json!(["choices"]));
@@ -245,7 +297,7 @@ where
     let message = message.into();
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
     let (field, property) = multi_choice_field(options.clone());
-    let schema = single_field_schema(field, property);
+    let schema = single_field_schema(field, property, &message);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(
         request,
@@ -265,7 +317,7 @@ where
 pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
     let message = message.into();
     let (field, property) = text_field();
-    let schema = single_field_schema(field, property);
+    let schema = single_field_schema(field, property, &message);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::Text(Wording::new(message)))
 }
@@ -282,7 +334,7 @@ pub fn text(message: impl Into<String>) -> Input<Elicited<String>> {
 pub fn confirm(message: impl Into<String>) -> Input<Elicited<bool>> {
     let message = message.into();
     let (field, property) = confirm_field();
-    let schema = single_field_schema(field, property);
+    let schema = single_field_schema(field, property, &message);
     let request = elicit_form(message.clone(), schema);
     Input::with_recipe(request, Recipe::Confirm(Wording::new(message)))
 }
@@ -451,6 +503,44 @@ impl Input<Sampled> {
     }
 }
 
+impl<T> Input<Elicited<T>> {
+    /// Labels the answer's field: hosts show it beside the input. The single-field builders
+    /// ([`text`], [`confirm`], [`choice`], [`multi_choice`]) title it with the question
+    /// unless you set a shorter label here; a form of several fields titles each field
+    /// itself (a `#[derive(Form)]` field's first doc line), and is left as it is.
+    ///
+    /// ```
+    /// let q = mrtr_runtime::machine::input::text("What should the release be called?").title("Release name");
+    /// let schema = &serde_json::to_value(q.request()).unwrap()["params"]["requestedSchema"];
+    /// assert_eq!(schema["properties"]["text"]["title"], "Release name");
+    /// ```
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        let title = title.into();
+        let Some(property) = single_property(&mut self.request) else {
+            return self;
+        };
+        set_title(property, &title);
+        let (builder, message, options) = match std::mem::replace(&mut self.recipe, Recipe::Unknown) {
+            Recipe::Text(message) => (SingleFieldBuilder::Text, message, Vec::new()),
+            Recipe::Confirm(message) => (SingleFieldBuilder::Confirm, message, Vec::new()),
+            Recipe::Choice(message, options) => (SingleFieldBuilder::Choice, message, options),
+            Recipe::MultiChoice(message, options) => {
+                (SingleFieldBuilder::MultiChoice, message, options)
+            }
+            Recipe::Titled(field) => (field.builder, field.message, field.options),
+            // Anything else is stored as its request's JSON text, title included.
+            _ => return self,
+        };
+        self.recipe = Recipe::Titled(TitledField {
+            builder,
+            message,
+            options,
+            title: Wording::new(title),
+        });
+        self
+    }
+}
+
 /// Rebuilding a stored request calls the builder that made it, so the rebuilt request is
 /// the one that was sent: this lives beside the builders, and [`recipe`](super::recipe)
 /// holds only what is stored.
@@ -481,6 +571,17 @@ impl Recipe {
                 .resolve(literals)
                 .and_then(|_| options(wordings))
                 .map(multi_choice_field),
+            Recipe::Titled(field) => field
+                .message
+                .resolve(literals)
+                .and_then(|_| field.title.resolve(literals))
+                .and_then(|_| options(&field.options))
+                .map(|options| match field.builder {
+                    SingleFieldBuilder::Text => text_field(),
+                    SingleFieldBuilder::Confirm => confirm_field(),
+                    SingleFieldBuilder::Choice => choice_field(options),
+                    SingleFieldBuilder::MultiChoice => multi_choice_field(options),
+                }),
             _ => return None,
         })
     }
@@ -527,6 +628,24 @@ impl Recipe {
                 let form = crate::form::registry::lookup(*key).ok_or(RebuildError::UnknownForm)?;
                 registered_form(resolved(message)?, form)
             }
+            Recipe::Titled(field) => {
+                let message = resolved(&field.message)?;
+                let title = resolved(&field.title)?;
+                match field.builder {
+                    SingleFieldBuilder::Text => self::text(message).title(title).into_request(),
+                    SingleFieldBuilder::Confirm => {
+                        self::confirm(message).title(title).into_request()
+                    }
+                    SingleFieldBuilder::Choice => self::choice(message, all(&field.options)?)
+                        .title(title)
+                        .into_request(),
+                    SingleFieldBuilder::MultiChoice => {
+                        self::multi_choice(message, all(&field.options)?)
+                            .title(title)
+                            .into_request()
+                    }
+                }
+            }
         })
     }
 }
@@ -554,22 +673,30 @@ mod tests {
     /// variant, not only the same text), and serialize back to that JSON.
     #[test]
     fn builder_schemas_are_the_ones_their_json_decodes_to() {
-        let cases: [(ElicitationSchema, Value); 4] = [
+        let cases: [(ElicitationSchema, Value); 6] = [
             (
                 requested_schema(text("Name?")),
-                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+                json!({"type": "object", "properties": {"text": {"type": "string", "title": "Name?"}}, "required": ["text"]}),
             ),
             (
                 requested_schema(confirm("Sure?")),
-                json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}),
+                json!({"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Sure?"}}, "required": ["confirm"]}),
             ),
             (
                 requested_schema(choice("Where?", ["staging", "prod"])),
-                json!({"type": "object", "properties": {"choice": {"type": "string", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
+                json!({"type": "object", "properties": {"choice": {"type": "string", "title": "Where?", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
             ),
             (
                 requested_schema(multi_choice("Which?", ["eu", "us"])),
-                json!({"type": "object", "properties": {"choices": {"type": "array", "items": {"type": "string", "enum": ["eu", "us"]}}}, "required": ["choices"]}),
+                json!({"type": "object", "properties": {"choices": {"type": "array", "title": "Which?", "items": {"type": "string", "enum": ["eu", "us"]}}}, "required": ["choices"]}),
+            ),
+            (
+                requested_schema(choice("Where should it go?", ["staging", "prod"]).title("Environment")),
+                json!({"type": "object", "properties": {"choice": {"type": "string", "title": "Environment", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
+            ),
+            (
+                requested_schema(confirm("Ship it?").title("Go").title("Ship")),
+                json!({"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Ship"}}, "required": ["confirm"]}),
             ),
         ];
         for (built, expected) in cases {

@@ -46,6 +46,33 @@ pub(crate) enum Recipe {
     /// [`input::form`](super::input::form) of a `#[derive(Form)]` type: the schema's registry key (see
     /// `form/registry.rs`) and the message.
     Form { key: [u8; 8], message: Wording },
+    /// A single-field builder ([`input::text`](super::input::text), `confirm`, `choice`,
+    /// `multi_choice`) whose field the author titled with `Input::title`. Kept flat (not a
+    /// boxed recipe) so that a hostile state cannot nest it.
+    Titled(TitledField),
+}
+
+/// What [`Recipe::Titled`] stores: the builder, its arguments and the field's title.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TitledField {
+    pub(crate) builder: SingleFieldBuilder,
+    pub(crate) message: Wording,
+    /// The options of `choice` and `multi_choice`; empty for the others.
+    pub(crate) options: Vec<Wording>,
+    pub(crate) title: Wording,
+}
+
+/// The builders whose form has one field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum SingleFieldBuilder {
+    /// [`input::text`](super::input::text).
+    Text,
+    /// [`input::confirm`](super::input::confirm).
+    Confirm,
+    /// [`input::choice`](super::input::choice).
+    Choice,
+    /// [`input::multi_choice`](super::input::multi_choice).
+    MultiChoice,
 }
 
 /// A string a builder was given (a message, an option, a URL): inline, or — when it is one
@@ -132,6 +159,10 @@ impl Recipe {
             }
             Recipe::Url(message, url) => vec![message, url],
             Recipe::Prompt { text, system, .. } => std::iter::once(text).chain(system).collect(),
+            Recipe::Titled(field) => std::iter::once(&mut field.message)
+                .chain(&mut field.options)
+                .chain(std::iter::once(&mut field.title))
+                .collect(),
             Recipe::Json(_) | Recipe::Roots | Recipe::Unknown => Vec::new(),
         }
     }
@@ -190,6 +221,16 @@ mod tests {
             let (recipe, _) = stored_and_rebuilt_with(input::text("Name?"), literals);
             assert_eq!(recipe, Recipe::Text(Wording::new("Name?")));
             stored_and_rebuilt_with(input::confirm("Sure?"), literals);
+            stored_and_rebuilt_with(input::confirm("Sure?").title("Where?"), literals);
+            stored_and_rebuilt_with(input::text("Name?").title("Name"), literals);
+            stored_and_rebuilt_with(
+                input::choice("Where?", ["staging", "prod"]).title("Target"),
+                literals,
+            );
+            stored_and_rebuilt_with(
+                input::multi_choice("Which?", ["a", "prod"]).title("Sign in"),
+                literals,
+            );
             stored_and_rebuilt_with(input::choice("Where?", ["staging", "prod"]), literals);
             stored_and_rebuilt_with(input::multi_choice("Which?", ["a", "prod", "c"]), literals);
             stored_and_rebuilt_with(input::url("Sign in", "https://example.com/auth"), literals);

@@ -5,7 +5,7 @@
 //! seals with the IETF ChaCha20-Poly1305 AEAD (RFC 8439) under the nonce `0u32 || nonce[16..]`.
 //! HChaCha20 comes from RustCrypto's `chacha20`; the AEAD from `ring`, whose assembly does a
 //! round's seal plus open of 150 bytes in ~0.7 µs where RustCrypto's runtime-dispatched AVX2
-//! build took ~3.4 µs on the same machine (docs/performance.md). Tokens are byte-for-byte
+//! build took ~3.4 µs on the same machine (docs/contributing/performance-lab-notes.md). Tokens are byte-for-byte
 //! those of `chacha20poly1305` (`tests/vectors/`, and a property test against that crate).
 
 use chacha20::{R20, hchacha};

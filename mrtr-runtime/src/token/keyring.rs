@@ -217,8 +217,8 @@ fn entry_prefix(entry: Option<usize>) -> String {
 }
 
 /// Says once per process, at INFO, that states are sealed with a process-local key: through
-/// `tracing` when a subscriber would show it, else on stderr, so a server started without
-/// `MRTR_KEYS` and without logging set up still says so.
+/// `tracing` when a subscriber is installed (its filter decides), else on stderr, so a
+/// server started without `MRTR_KEYS` and without logging set up still says so.
 fn tell_process_local_key() {
     static TOLD: std::sync::Once = std::sync::Once::new();
     TOLD.call_once(|| {
@@ -227,7 +227,9 @@ fn tell_process_local_key() {
              (fine for one instance; to keep calls open across restarts or instances, share \
              one with {KEYS_ENV_VAR}=<kid>:<base64url 32-byte key>)"
         );
-        if tracing::enabled!(tracing::Level::INFO) {
+        // Through the subscriber when there is one (its filter decides, as for any INFO
+        // line); on stderr only when no subscriber was ever installed.
+        if tracing::dispatcher::has_been_set() {
             tracing::info!("{message}");
         } else {
             eprintln!("INFO mrtr: {message}");

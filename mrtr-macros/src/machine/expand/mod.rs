@@ -178,6 +178,8 @@ pub fn expand(
     let run = run_fn(&generator, function, &reachable, &states, &literals);
     let serde_path = "::mrtr::__private::serde";
     let schemars_path = "::mrtr::__private::schemars";
+    // Hosts show the arguments schema's title: the tool's name, not the generated type's.
+    let args_title = function.listed_name();
 
     quote! {
         #item
@@ -192,7 +194,7 @@ pub fn expand(
 
             #[derive(::mrtr::__private::serde::Deserialize, ::mrtr::__private::schemars::JsonSchema)]
             #[serde(crate = #serde_path)]
-            #[schemars(crate = #schemars_path)]
+            #[schemars(crate = #schemars_path, title = #args_title)]
             #[allow(non_camel_case_types, dead_code)]
             struct __MrtrArgs { #(#arg_fields),* }
 

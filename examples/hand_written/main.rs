@@ -1,9 +1,10 @@
-//! Quickstart: a server with one three-round tool, and a scripted client that calls it.
+//! A server with one three-round tool written by hand against the machine contract (see
+//! `release_wizard.rs`), and a scripted client that calls it.
 //!
 //! ```sh
-//! cargo run --example quickstart                      # server on 127.0.0.1 + scripted client, prints each round
-//! cargo run --example quickstart -- serve-stdio       # just the server, over stdio
-//! cargo run --example quickstart -- serve-http 127.0.0.1:8080
+//! cargo run --example hand_written                     # server on 127.0.0.1 + scripted client, prints each round
+//! cargo run --example hand_written -- serve-stdio       # just the server, over stdio
+//! cargo run --example hand_written -- serve-http 127.0.0.1:8080
 //! ```
 
 #![allow(deprecated)] // sampling is deprecated by SEP-2577 but still part of 2026-07-28
@@ -26,7 +27,7 @@ use mrtr::server::McpServer;
 use release_wizard::PlanRelease;
 
 #[derive(Parser)]
-#[command(about = "mrtr quickstart: a three-round tool and a scripted client")]
+#[command(about = "a three-round tool written by hand against the machine contract, and a scripted client")]
 struct Cli {
     #[command(subcommand)]
     mode: Option<Mode>,
@@ -41,7 +42,7 @@ enum Mode {
 }
 
 fn server() -> anyhow::Result<McpServer> {
-    Ok(McpServer::builder("mrtr-quickstart")
+    Ok(McpServer::builder("mrtr-hand-written")
         .tool(PlanRelease::new(Arc::new(AtomicUsize::new(0))))
         .build()?)
 }
@@ -56,7 +57,7 @@ impl ClientHandler for ScriptedUser {
                 .expect("valid capabilities");
         ClientConfig::new(
             capabilities,
-            Implementation::new("quickstart-client", "0.1.0"),
+            Implementation::new("hand-written-client", "0.1.0"),
         )
     }
 
