@@ -19,14 +19,20 @@ async fn greet(
 ) -> Result<String, ToolError> {
     let name = ask!(text("What is your name?").title("Name")).accepted()?;
     let formal = ask!(confirm(format!("Shall I be formal, {name}?"))) == Elicited::Accept(true);
-    Ok(if formal { format!("{greeting}, dear {name}.") } else { format!("{greeting}, {name}!") })
+    Ok(if formal {
+        format!("{greeting}, dear {name}.")
+    } else {
+        format!("{greeting}, {name}!")
+    })
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     // The server: one tool, Streamable HTTP with the production defaults, on a free port.
     let server = McpServer::builder("quickstart").tool(greet).build()?;
-    let bound = HttpServing::new(server).bind("127.0.0.1:0".parse()?).await?;
+    let bound = HttpServing::new(server)
+        .bind("127.0.0.1:0".parse()?)
+        .await?;
     let url = format!("http://{}/mcp", bound.local_addr());
     tokio::spawn(bound.serve());
 

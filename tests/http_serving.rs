@@ -995,11 +995,17 @@ async fn questions_reach_the_wire_titled_bounded_and_in_declaration_order() {
     let order: Vec<&str> = properties.keys().map(String::as_str).collect();
     assert_eq!(order, ["dish", "quantity", "more"], "{schema}");
     for (name, property) in properties {
-        assert!(property["title"].is_string(), "{name} has no title: {schema}");
+        assert!(
+            property["title"].is_string(),
+            "{name} has no title: {schema}"
+        );
     }
     assert_eq!(properties["quantity"]["title"], "How many");
     assert_eq!(
-        (&properties["quantity"]["minimum"], &properties["quantity"]["maximum"]),
+        (
+            &properties["quantity"]["minimum"],
+            &properties["quantity"]["maximum"]
+        ),
         (&json!(1), &json!(20))
     );
 

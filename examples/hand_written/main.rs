@@ -27,7 +27,9 @@ use mrtr::server::McpServer;
 use release_wizard::PlanRelease;
 
 #[derive(Parser)]
-#[command(about = "a three-round tool written by hand against the machine contract, and a scripted client")]
+#[command(
+    about = "a three-round tool written by hand against the machine contract, and a scripted client"
+)]
 struct Cli {
     #[command(subcommand)]
     mode: Option<Mode>,

@@ -506,7 +506,11 @@ fn single_field(field: &str, mut schema: Value, title: &str) -> ElicitationSchem
 }
 
 fn choice(message: String, options: &[&str]) -> InputRequest {
-    let field = single_field("choice", json!({"type": "string", "enum": options}), &message);
+    let field = single_field(
+        "choice",
+        json!({"type": "string", "enum": options}),
+        &message,
+    );
     form(message, field)
 }
 

@@ -520,7 +520,8 @@ impl<T> Input<Elicited<T>> {
             return self;
         };
         set_title(property, &title);
-        let (builder, message, options) = match std::mem::replace(&mut self.recipe, Recipe::Unknown) {
+        let (builder, message, options) = match std::mem::replace(&mut self.recipe, Recipe::Unknown)
+        {
             Recipe::Text(message) => (SingleFieldBuilder::Text, message, Vec::new()),
             Recipe::Confirm(message) => (SingleFieldBuilder::Confirm, message, Vec::new()),
             Recipe::Choice(message, options) => (SingleFieldBuilder::Choice, message, options),
@@ -691,7 +692,9 @@ mod tests {
                 json!({"type": "object", "properties": {"choices": {"type": "array", "title": "Which?", "items": {"type": "string", "enum": ["eu", "us"]}}}, "required": ["choices"]}),
             ),
             (
-                requested_schema(choice("Where should it go?", ["staging", "prod"]).title("Environment")),
+                requested_schema(
+                    choice("Where should it go?", ["staging", "prod"]).title("Environment"),
+                ),
                 json!({"type": "object", "properties": {"choice": {"type": "string", "title": "Environment", "enum": ["staging", "prod"]}}, "required": ["choice"]}),
             ),
             (
