@@ -1,0 +1,101 @@
+//! Category 10 (issue 33, classes 5 and 6): what a state may keep.
+//!
+//! - A `&'static str` taken from a `const` or `static` item the body names is kept like a
+//!   body literal (it decodes again, pointing into the item's strings).
+//! - The rewrites the refusals advise: a value shared through `Rc<RefCell<..>>` handles
+//!   kept as one owned value; a `RefCell` borrow guard taken again after the suspension.
+//!   (The refusals themselves — an `Rc` inside a kept struct, `serde_json::Value`,
+//!   `skip_serializing_if`, `flatten`, internally tagged and untagged enums, named by the
+//!   local at seal time — are in `tests/everyday_rust.rs`; their `AsJson` rewrites are
+//!   category 4.)
+
+use std::cell::RefCell;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::support::{Script, check};
+
+pub const STAGES: [&str; 3] = ["dev", "staging", "prod"];
+pub static OWNERS: &[(&str, u32)] = &[("ops", 2), ("web", 1)];
+
+ready! {
+    everyday! {
+        async fn promote(stage: u32, team: String) -> Result<String, String> {
+            let from = STAGES[stage as usize % STAGES.len()];
+            let to = STAGES.get(stage as usize + 1).copied().unwrap_or("done");
+            let owner = OWNERS.iter().find(|(name, _)| *name == team).map(|(name, _)| *name).unwrap_or("nobody");
+            let ok = ask!(confirm(format!("Promote {team} from {from} to {to}?"))).ok().unwrap_or(false);
+            let note = ask!(text(format!("Note for {owner}?"))).ok().unwrap_or_default();
+            Ok(format!("{from}->{to}:{ok} by {owner} ({note})"))
+        }
+    }
+
+    #[tokio::test]
+    async fn strings_of_named_consts_and_statics_are_kept_like_literals() {
+        let scripts = [
+            Script::accept("yes").confirm(true).texts(["-", "fast"]),
+            Script::accept("no").confirm(false).texts(["-", ""]),
+            Script::accept("declined").decline_at(0),
+        ];
+        let runs = check(&promote::promote, json!({"stage": 1, "team": "ops"}), || promote::plain(1, "ops".into()), &scripts).await;
+        assert_eq!(runs[0].ok(), "staging->prod:true by ops (fast)");
+        assert_eq!(runs[1].ok(), "staging->prod:false by ops ()");
+        let last = check(&promote::promote, json!({"stage": 2, "team": "x"}), || promote::plain(2, "x".into()), &[Script::accept("last").texts(["-", "n"])]).await;
+        assert_eq!(last[0].ok(), "prod->done:true by nobody (n)");
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Journal {
+    pub label: String,
+    pub entries: Vec<String>,
+}
+
+ready! {
+    everyday! {
+        async fn keep_journal(label: String, count: u32) -> Result<String, String> {
+            // The rewrite of `log = Rc::new(RefCell::new(..)); writer = log.clone();` kept
+            // across the suspension (refused at seal time): one owned value.
+            let mut journal = Journal { label, entries: Vec::new() };
+            for i in 0..count {
+                let entry = ask!(text(format!("Entry {i} for {}?", journal.label))).ok().unwrap_or_default();
+                journal.entries.push(entry);
+            }
+            Ok(format!("{}: {} [{}]", journal.label, journal.entries.len(), journal.entries.join("|")))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_shared_buffer_kept_as_one_owned_value() {
+        let scripts = [
+            Script::accept("two").texts(["a", "b"]),
+            Script::accept("declined").decline_at(1),
+        ];
+        let runs = check(&keep_journal::keep_journal, json!({"label": "ops", "count": 2}), || keep_journal::plain("ops".into(), 2), &scripts).await;
+        assert_eq!(runs[0].ok(), "ops: 2 [a|b]");
+        assert_eq!(runs[1].ok(), "ops: 2 [a|]");
+    }
+}
+
+ready! {
+    everyday! {
+        async fn tally_votes(first: String) -> Result<String, String> {
+            let votes = RefCell::new(vec![first]);
+            let count = votes.borrow().len();
+            let who = ask!(text(format!("Who votes after {count}?"))).ok().unwrap_or_default();
+            // The refusal's rewrite for a `RefCell` guard: borrow again after the suspension.
+            let mut list = votes.borrow_mut();
+            list.push(who);
+            Ok(list.join(","))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refcell_borrowed_again_after_the_suspension() {
+        let scripts = [Script::accept("bob").texts(["bob"]), Script::accept("cancelled").cancel_at(0)];
+        let runs = check(&tally_votes::tally_votes, json!({"first": "ada"}), || tally_votes::plain("ada".into()), &scripts).await;
+        assert_eq!(runs[0].ok(), "ada,bob");
+        assert_eq!(runs[1].ok(), "ada,");
+    }
+}
