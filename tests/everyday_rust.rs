@@ -6,7 +6,6 @@
 mod machine_support;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -424,17 +423,19 @@ async fn an_oversized_state_says_so() {
 /// Values postcard would lose or could not read back, kept across a suspension: each is
 /// refused when the round seals (before anything is sent), naming the local and where in it.
 mod kept_shapes {
-    use std::cell::RefCell;
     use std::collections::BTreeMap;
-    use std::rc::Rc;
+    use std::sync::{Arc, Mutex};
 
     use serde::{Deserialize, Serialize};
 
+    /// Two handles to one buffer (an `Rc` would make the future non-`Send`, which rustc
+    /// refuses; an `Arc` compiles, and without the check a write through `writer` after
+    /// resuming would be lost to `log`).
     #[derive(Serialize, Deserialize)]
     pub struct Buffers {
         pub label: String,
-        pub log: Rc<RefCell<Vec<String>>>,
-        pub writer: Rc<RefCell<Vec<String>>>,
+        pub log: Arc<Mutex<Vec<String>>>,
+        pub writer: Arc<Mutex<Vec<String>>>,
     }
 
     #[derive(Serialize, Deserialize)]
@@ -470,11 +471,11 @@ async fn keep_shape(shape: String) -> Result<String, ToolError> {
     use kept_shapes::*;
     match shape.as_str() {
         "rc" => {
-            let log = Rc::new(std::cell::RefCell::new(Vec::new()));
+            let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
             let buffers = Buffers { label: "x".into(), writer: log.clone(), log };
             let _ = ask!(confirm("Go?"));
-            buffers.writer.borrow_mut().push(buffers.label.clone());
-            Ok(buffers.log.borrow().len().to_string())
+            buffers.writer.lock().unwrap().push(buffers.label.clone());
+            Ok(buffers.log.lock().unwrap().len().to_string())
         }
         "skip" => {
             let profile = Profile { nick: None, age: 3 };

@@ -2,9 +2,9 @@
 //!
 //! - A `&'static str` taken from a `const` or `static` item the body names is kept like a
 //!   body literal (it decodes again, pointing into the item's strings).
-//! - The rewrites the refusals advise: a value shared through `Rc<RefCell<..>>` handles
+//! - The rewrites the refusals advise: a value shared through `Arc<Mutex<..>>` handles
 //!   kept as one owned value; a `RefCell` borrow guard taken again after the suspension.
-//!   (The refusals themselves — an `Rc` inside a kept struct, `serde_json::Value`,
+//!   (The refusals themselves — an `Arc` inside a kept struct, `serde_json::Value`,
 //!   `skip_serializing_if`, `flatten`, internally tagged and untagged enums, named by the
 //!   local at seal time — are in `tests/everyday_rust.rs`; their `AsJson` rewrites are
 //!   category 4.)
@@ -55,7 +55,7 @@ pub struct Journal {
 ready! {
     everyday! {
         async fn keep_journal(label: String, count: u32) -> Result<String, String> {
-            // The rewrite of `log = Rc::new(RefCell::new(..)); writer = log.clone();` kept
+            // The rewrite of `log = Arc::new(Mutex::new(..)); writer = log.clone();` kept
             // across the suspension (refused at seal time): one owned value.
             let mut journal = Journal { label, entries: Vec::new() };
             for i in 0..count {
