@@ -24,6 +24,6 @@ mod everyday {
     mod literals; // 3. string literals kept across a suspension
     mod loops; // 1. loops over borrowed iterators
     mod maps; // 2. HashMap / HashSet / BTreeMap across a suspension
-    mod storing; // 10. `&'static str` from named consts/statics; the rewrites of state refusals (Rc handles, RefCell guards)
+    mod storing; // 10. `&'static str` from named consts/statics; the rewrite of a refused shared handle
     mod shapes; // 7. deferred init in brace-less arms, pure prefixes, parameter named like the tool
 }
