@@ -414,7 +414,9 @@ async fn an_oversized_state_says_so() {
     );
     assert!(error.message.contains("limit"), "{}", error.message);
     assert!(
-        error.message.contains("The largest is `blob` (200003 bytes)"),
+        error
+            .message
+            .contains("The largest is `blob` (200003 bytes)"),
         "{}",
         error.message
     );
@@ -472,7 +474,11 @@ async fn keep_shape(shape: String) -> Result<String, ToolError> {
     match shape.as_str() {
         "rc" => {
             let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-            let buffers = Buffers { label: "x".into(), writer: log.clone(), log };
+            let buffers = Buffers {
+                label: "x".into(),
+                writer: log.clone(),
+                log,
+            };
             let _ = ask!(confirm("Go?"));
             buffers.writer.lock().unwrap().push(buffers.label.clone());
             Ok(buffers.log.lock().unwrap().len().to_string())
@@ -483,12 +489,17 @@ async fn keep_shape(shape: String) -> Result<String, ToolError> {
             Ok(format!("{:?} {}", profile.nick, profile.age))
         }
         "flatten" => {
-            let customer = Customer { name: "a".into(), attributes: Default::default() };
+            let customer = Customer {
+                name: "a".into(),
+                attributes: Default::default(),
+            };
             let _ = ask!(confirm("Go?"));
             Ok(format!("{} {}", customer.name, customer.attributes.len()))
         }
         "tagged" => {
-            let event = Event::Push { branch: "main".into() };
+            let event = Event::Push {
+                branch: "main".into(),
+            };
             let _ = ask!(confirm("Go?"));
             let Event::Push { branch } = event;
             Ok(branch)
@@ -513,8 +524,16 @@ async fn unstorable_values_are_refused_by_the_local_that_holds_them() {
         ("rc", "`buffers`", "`buffers.log` is an `Rc`/`Arc` handle"),
         ("skip", "`profile`", "leaves out its field `nick`"),
         ("flatten", "`customer`", "of unknown length"),
-        ("tagged", "`event`", "only a self-describing format can read back"),
-        ("untagged", "`id`", "only a self-describing format can read back"),
+        (
+            "tagged",
+            "`event`",
+            "only a self-describing format can read back",
+        ),
+        (
+            "untagged",
+            "`id`",
+            "only a self-describing format can read back",
+        ),
         ("json", "`ticket`", "`ticket` is a `serde_json` value"),
     ];
     for (shape, local, reason) in cases {
@@ -523,7 +542,11 @@ async fn unstorable_values_are_refused_by_the_local_that_holds_them() {
         let local = format!("the tool's local {local} cannot be stored between rounds");
         assert!(error.message.contains(&local), "{shape}: {}", error.message);
         assert!(error.message.contains(reason), "{shape}: {}", error.message);
-        assert!(error.message.contains("AsJson") || shape == "rc", "{shape}: {}", error.message);
+        assert!(
+            error.message.contains("AsJson") || shape == "rc",
+            "{shape}: {}",
+            error.message
+        );
     }
 }
 

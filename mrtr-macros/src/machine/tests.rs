@@ -1855,7 +1855,10 @@ fn the_state_enum_names_each_field_like_the_local_it_keeps() {
         "#[mrtr::tool]\nasync fn t(n: u32) -> String {\n    let label = String::new();\n    \
          for i in 0..n {\n        let _ = ask!(text(\"q\"));\n    }\n    label\n}\n",
     );
-    assert!(expanded.contains("#[serde(rename = \"label\")]"), "{expanded}");
+    assert!(
+        expanded.contains("#[serde(rename = \"label\")]"),
+        "{expanded}"
+    );
     assert!(
         expanded.contains("#[serde(rename = \"the items left in `for i in 0..n`\")]"),
         "{expanded}"
@@ -1868,11 +1871,20 @@ fn strings_of_named_consts_join_the_literal_table_only_when_the_body_names_one()
         "#[mrtr::tool]\nasync fn t(i: usize) -> String {\n    let env = ENVS[i];\n    \
          let _ = ask!(text(\"q\"));\n    env.to_string()\n}\n",
     );
-    assert!(named.contains("::mrtr::__private::StrProbe(&ENVS)"), "{named}");
-    assert!(named.contains("::mrtr::__private::literal_table("), "{named}");
+    assert!(
+        named.contains("::mrtr::__private::StrProbe(&ENVS)"),
+        "{named}"
+    );
+    assert!(
+        named.contains("::mrtr::__private::literal_table("),
+        "{named}"
+    );
     let plain = expand_file(
         "#[mrtr::tool]\nasync fn t() -> String {\n    let env = \"dev\";\n    \
          let _ = ask!(text(\"q\"));\n    env.to_string()\n}\n",
     );
-    assert!(plain.contains("const __MRTR_LITERALS: &[&str] = &[\"dev\", \"q\"];"), "{plain}");
+    assert!(
+        plain.contains("const __MRTR_LITERALS: &[&str] = &[\"dev\", \"q\"];"),
+        "{plain}"
+    );
 }

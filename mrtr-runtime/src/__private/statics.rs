@@ -48,7 +48,9 @@ macro_rules! no_strs {
         }
     )*};
 }
-no_strs!(bool, char, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+no_strs!(
+    bool, char, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
+);
 
 macro_rules! tuple_strs {
     ($(($($name:ident),+))*) => {$(

@@ -703,9 +703,8 @@ impl Suspend {
     ) -> Result<Self, StepError> {
         let walked = inspect::inspect(state)
             .map_err(|problem| StepError::unstorable::<S>(problem.local, problem.reason))?;
-        let bytes = postcard::to_allocvec(state).map_err(|e| {
-            StepError::unstorable::<S>(None, format!("it does not serialize: {e}"))
-        })?;
+        let bytes = postcard::to_allocvec(state)
+            .map_err(|e| StepError::unstorable::<S>(None, format!("it does not serialize: {e}")))?;
         // Decoding (not re-encoding and comparing) is the check: maps with a per-instance
         // hasher encode their entries in a different order every time.
         decodes(&bytes).map_err(|(local, e)| {

@@ -22,8 +22,8 @@ use crate::machine::suspension::KindHint;
 mod blocks;
 pub mod describe;
 mod descriptor;
-pub mod statics;
 pub mod fingerprint;
+pub mod statics;
 
 fn field(var: VarId) -> Ident {
     format_ident!("v{}", var)

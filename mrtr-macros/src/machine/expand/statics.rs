@@ -126,7 +126,10 @@ mod tests {
             }),
             &[],
         );
-        assert_eq!(found, ["ENVS", "config::NAMES", "MAX", "GREETING", "Kind::RED"]);
+        assert_eq!(
+            found,
+            ["ENVS", "config::NAMES", "MAX", "GREETING", "Kind::RED"]
+        );
     }
 
     #[test]
@@ -137,7 +140,9 @@ mod tests {
                 let OWN = 1;
                 let a = LOCAL;
                 let b = OWN + OUTER;
-                fn helper() -> u8 { INNER_ONLY }
+                fn helper() -> u8 {
+                    INNER_ONLY
+                }
             }),
             &["OWN"],
         );

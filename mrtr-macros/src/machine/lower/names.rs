@@ -96,7 +96,8 @@ impl Mentions {
             match tree {
                 // `card.label`, `a::label`: a field, method or path segment, not the local
                 // (`0..label` is a range: the local).
-                TokenTree::Ident(_) if after == [Some('.'), None] || after == [Some(':'), Some(':')] => {}
+                TokenTree::Ident(_)
+                    if after == [Some('.'), None] || after == [Some(':'), Some(':')] => {}
                 TokenTree::Ident(ident) => self.mention(ident.to_string()),
                 TokenTree::Group(group) => self.tokens(group.stream()),
                 TokenTree::Literal(literal) => {

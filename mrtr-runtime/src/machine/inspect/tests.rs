@@ -44,13 +44,19 @@ fn an_rc_inside_a_kept_struct_is_refused_by_the_local_and_field() {
     let problem = refused(&state("n", buffers));
     assert_eq!(problem.local, Some("kept"));
     assert!(
-        problem.reason.starts_with("`kept.log` is an `Rc`/`Arc` handle"),
+        problem
+            .reason
+            .starts_with("`kept.log` is an `Rc`/`Arc` handle"),
         "{}",
         problem.reason
     );
     let arcs = refused(&state(vec![Some(Arc::new(3u8))], ()));
     assert_eq!(arcs.local, Some("note"));
-    assert!(arcs.reason.starts_with("`note[0]` is an `Rc`/`Arc` handle"), "{}", arcs.reason);
+    assert!(
+        arcs.reason.starts_with("`note[0]` is an `Rc`/`Arc` handle"),
+        "{}",
+        arcs.reason
+    );
 }
 
 #[test]
@@ -60,7 +66,13 @@ fn a_json_value_is_refused_and_as_json_is_not() {
     assert!(problem.reason.contains("AsJson"), "{}", problem.reason);
     let map = BTreeMap::from([("k", serde_json::json!(null))]);
     let problem = refused(&state((), map));
-    assert!(problem.reason.starts_with("`kept[0]` is a `serde_json` value"), "{}", problem.reason);
+    assert!(
+        problem
+            .reason
+            .starts_with("`kept[0]` is a `serde_json` value"),
+        "{}",
+        problem.reason
+    );
     assert!(inspect(&state(AsJson(serde_json::json!({"a": 1})), ())).is_ok());
 }
 
@@ -83,7 +95,9 @@ fn a_skipped_field_and_a_flattened_map_are_refused() {
     let problem = refused(&state(Profile { nick: None, age: 3 }, ()));
     assert_eq!(problem.local, Some("note"));
     assert!(
-        problem.reason.starts_with("`note` leaves out its field `nick`"),
+        problem
+            .reason
+            .starts_with("`note` leaves out its field `nick`"),
         "{}",
         problem.reason
     );
@@ -99,7 +113,11 @@ fn a_skipped_field_and_a_flattened_map_are_refused() {
     };
     let problem = refused(&state((), flat));
     assert_eq!(problem.local, Some("kept"));
-    assert!(problem.reason.contains("unknown length"), "{}", problem.reason);
+    assert!(
+        problem.reason.contains("unknown length"),
+        "{}",
+        problem.reason
+    );
 }
 
 #[test]
@@ -110,5 +128,9 @@ fn the_largest_local_is_named_with_its_size() {
     assert!(inspect(&(1u8, "a")).unwrap().largest.is_none());
     let problem = refused(&(1u8, Rc::new(2u8)));
     assert_eq!(problem.local, None);
-    assert!(problem.reason.starts_with("`[1]` is an `Rc`"), "{}", problem.reason);
+    assert!(
+        problem.reason.starts_with("`[1]` is an `Rc`"),
+        "{}",
+        problem.reason
+    );
 }
