@@ -77,7 +77,7 @@ impl DecodeError {
     ///
     /// ```
     /// # use mrtr_runtime::machine::decode_state;
-    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// #[derive(serde::Serialize, serde::Deserialize, Debug)]
     /// enum State { S0 { count: u8, label: &'static str } }
     /// let bytes = postcard::to_allocvec(&State::S0 { count: 1, label: "other" }).unwrap();
     /// let error = decode_state::<State>(&bytes, &["known"]).unwrap_err();
