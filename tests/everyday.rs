@@ -21,8 +21,10 @@ mod everyday {
     mod dtos; // 4. DTO structs from other crates (`AsJson<T>`) and serde-derived DTOs
     mod errors; // 6. error paths
     mod exits; // 8. exits from other macros' expansions (`bail!`, `ensure!`, `macro_rules!`) and early exits after a suspension
+    mod gaps; // 11. a `Result` alias under another name, a `const` scrutinee, a let chain that suspends, a shorthand field from an argument
     mod literals; // 3. string literals kept across a suspension
     mod loops; // 1. loops over borrowed iterators
     mod maps; // 2. HashMap / HashSet / BTreeMap across a suspension
-    mod shapes; // 7. deferred init in brace-less arms, pure prefixes, parameter named like the tool
+    mod shapes;
+    mod storing; // 10. `&'static str` from named consts/statics; the rewrite of a refused shared handle // 7. deferred init in brace-less arms, pure prefixes, parameter named like the tool
 }

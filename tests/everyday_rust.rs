@@ -413,6 +413,141 @@ async fn an_oversized_state_says_so() {
         error.message
     );
     assert!(error.message.contains("limit"), "{}", error.message);
+    assert!(
+        error
+            .message
+            .contains("The largest is `blob` (200003 bytes)"),
+        "{}",
+        error.message
+    );
+}
+
+/// Values postcard would lose or could not read back, kept across a suspension: each is
+/// refused when the round seals (before anything is sent), naming the local and where in it.
+mod kept_shapes {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    use serde::{Deserialize, Serialize};
+
+    /// Two handles to one buffer (an `Rc` would make the future non-`Send`, which rustc
+    /// refuses; an `Arc` compiles, and without the check a write through `writer` after
+    /// resuming would be lost to `log`).
+    #[derive(Serialize, Deserialize)]
+    pub struct Buffers {
+        pub label: String,
+        pub log: Arc<Mutex<Vec<String>>>,
+        pub writer: Arc<Mutex<Vec<String>>>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    pub struct Profile {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub nick: Option<String>,
+        pub age: u8,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    pub struct Customer {
+        pub name: String,
+        #[serde(flatten)]
+        pub attributes: BTreeMap<String, u32>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(tag = "type")]
+    pub enum Event {
+        Push { branch: String },
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    pub enum CustomerId {
+        Number(u64),
+        Handle(String),
+    }
+}
+
+#[mrtr::tool]
+async fn keep_shape(shape: String) -> Result<String, ToolError> {
+    use kept_shapes::*;
+    match shape.as_str() {
+        "rc" => {
+            let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let buffers = Buffers {
+                label: "x".into(),
+                writer: log.clone(),
+                log,
+            };
+            let _ = ask!(confirm("Go?"));
+            buffers.writer.lock().unwrap().push(buffers.label.clone());
+            Ok(buffers.log.lock().unwrap().len().to_string())
+        }
+        "skip" => {
+            let profile = Profile { nick: None, age: 3 };
+            let _ = ask!(confirm("Go?"));
+            Ok(format!("{:?} {}", profile.nick, profile.age))
+        }
+        "flatten" => {
+            let customer = Customer {
+                name: "a".into(),
+                attributes: Default::default(),
+            };
+            let _ = ask!(confirm("Go?"));
+            Ok(format!("{} {}", customer.name, customer.attributes.len()))
+        }
+        "tagged" => {
+            let event = Event::Push {
+                branch: "main".into(),
+            };
+            let _ = ask!(confirm("Go?"));
+            let Event::Push { branch } = event;
+            Ok(branch)
+        }
+        "untagged" => {
+            let count = 2u8;
+            let id = CustomerId::Handle("ops".into());
+            let _ = ask!(confirm("Go?"));
+            Ok(format!("{count} {}", matches!(id, CustomerId::Number(_))))
+        }
+        _ => {
+            let ticket = json!({"id": 7});
+            let _ = ask!(confirm("Go?"));
+            Ok(ticket.to_string())
+        }
+    }
+}
+
+#[tokio::test]
+async fn unstorable_values_are_refused_by_the_local_that_holds_them() {
+    let cases = [
+        ("rc", "`buffers`", "`buffers.log` is an `Rc`/`Arc` handle"),
+        ("skip", "`profile`", "leaves out its field `nick`"),
+        ("flatten", "`customer`", "of unknown length"),
+        (
+            "tagged",
+            "`event`",
+            "only a self-describing format can read back",
+        ),
+        (
+            "untagged",
+            "`id`",
+            "only a self-describing format can read back",
+        ),
+        ("json", "`ticket`", "`ticket` is a `serde_json` value"),
+    ];
+    for (shape, local, reason) in cases {
+        let error = failure(drive(&keep_shape, json!({"shape": shape}), |_, _, _| yes()).await);
+        assert_eq!(error.code.0, -32603, "{shape}");
+        let local = format!("the tool's local {local} cannot be stored between rounds");
+        assert!(error.message.contains(&local), "{shape}: {}", error.message);
+        assert!(error.message.contains(reason), "{shape}: {}", error.message);
+        assert!(
+            error.message.contains("AsJson") || shape == "rc",
+            "{shape}: {}",
+            error.message
+        );
+    }
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema, PartialEq)]

@@ -5,9 +5,11 @@
 mod exit;
 mod form_schema;
 mod loops;
+mod statics;
 pub use exit::*;
 pub use form_schema::*;
 pub use loops::*;
+pub use statics::*;
 
 use std::marker::PhantomData;
 use std::ops::ControlFlow;

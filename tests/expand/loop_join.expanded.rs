@@ -181,8 +181,15 @@ const _: () = {
             )
         )]
         enum __MrtrState<T1, T2, O0_0, O1_0, O1_1> {
-            S0 { v1: T1, v2: T2, o0: ::core::marker::PhantomData<O0_0> },
+            S0 {
+                #[serde(rename = "answers")]
+                v1: T1,
+                #[serde(rename = "the items left in `for i in 0..count`")]
+                v2: T2,
+                o0: ::core::marker::PhantomData<O0_0>,
+            },
             S1 {
+                #[serde(rename = "answers")]
                 v1: T1,
                 o0: ::core::marker::PhantomData<O1_0>,
                 o1: ::core::marker::PhantomData<O1_1>,

@@ -166,7 +166,17 @@ const _: () = {
             )
         )]
         enum __MrtrState<T3, T4, T5, O0_0> {
-            S0 { v3: T3, v4: T4, v5: T5, o0: ::core::marker::PhantomData<O0_0> },
+            S0 {
+                #[serde(rename = "mode")]
+                v3: T3,
+                #[serde(rename = "kept")]
+                v4: T4,
+                #[serde(
+                    rename = "a copy of the items of `for (i, file) in files.iter().enumerate()`"
+                )]
+                v5: T5,
+                o0: ::core::marker::PhantomData<O0_0>,
+            },
         }
         let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let __mrtr_state0: State<Audit> = ::mrtr::__private::RequestCx::state::<

@@ -1829,3 +1829,62 @@ fn unstorable_locals_are_refused_saying_what_they_are() {
     }));
     assert_eq!(done, "");
 }
+
+#[test]
+fn a_field_or_path_segment_in_a_macro_is_not_a_use_of_the_local() {
+    // `card.label` and `config::label` name no local; `0..label` and `{label}` do.
+    let (cfg, liveness) = lower_tool(quote!({
+        let label = String::from("a");
+        let width = 3usize;
+        let card = Card { label };
+        let answer = ask!(text("q"));
+        format!("{} {} {answer:?}", card.label, config::width)
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["card"]);
+    let (cfg, liveness) = lower_tool(quote!({
+        let label = 2usize;
+        let answer = ask!(text("q"));
+        format!("{:?} {label} {answer:?}", (0..label))
+    }));
+    assert_eq!(stored_names(&cfg, &liveness, 0), ["label"]);
+}
+
+#[test]
+fn the_state_enum_names_each_field_like_the_local_it_keeps() {
+    let expanded = expand_file(
+        "#[mrtr::tool]\nasync fn t(n: u32) -> String {\n    let label = String::new();\n    \
+         for i in 0..n {\n        let _ = ask!(text(\"q\"));\n    }\n    label\n}\n",
+    );
+    assert!(
+        expanded.contains("#[serde(rename = \"label\")]"),
+        "{expanded}"
+    );
+    assert!(
+        expanded.contains("#[serde(rename = \"the items left in `for i in 0..n`\")]"),
+        "{expanded}"
+    );
+}
+
+#[test]
+fn strings_of_named_consts_join_the_literal_table_only_when_the_body_names_one() {
+    let named = expand_file(
+        "#[mrtr::tool]\nasync fn t(i: usize) -> String {\n    let env = ENVS[i];\n    \
+         let _ = ask!(text(\"q\"));\n    env.to_string()\n}\n",
+    );
+    assert!(
+        named.contains("::mrtr::__private::StrProbe(&ENVS)"),
+        "{named}"
+    );
+    assert!(
+        named.contains("::mrtr::__private::literal_table("),
+        "{named}"
+    );
+    let plain = expand_file(
+        "#[mrtr::tool]\nasync fn t() -> String {\n    let env = \"dev\";\n    \
+         let _ = ask!(text(\"q\"));\n    env.to_string()\n}\n",
+    );
+    assert!(
+        plain.contains("const __MRTR_LITERALS: &[&str] = &[\"dev\", \"q\"];"),
+        "{plain}"
+    );
+}

@@ -21,6 +21,7 @@ mod as_json;
 mod describe;
 mod dsl;
 pub mod input;
+mod inspect;
 mod iter;
 mod kind;
 mod outcome;
@@ -641,6 +642,8 @@ pub struct Suspend {
     /// How each request is stored in `requestState`, in the order of `requests`.
     recipes: Vec<recipe::Recipe>,
     state: Vec<u8>,
+    /// The largest local (name, encoded bytes), when the state names its locals.
+    largest: Option<(&'static str, usize)>,
 }
 
 impl Suspend {
@@ -656,8 +659,8 @@ impl Suspend {
     pub fn new<S: Serialize + DeserializeOwned>(state: &S) -> Result<Self, StepError> {
         Self::encode(state, |bytes| match postcard::take_from_bytes::<S>(bytes) {
             Ok((_, [])) => Ok(()),
-            Ok(_) => Err("the encoding has trailing bytes".into()),
-            Err(e) => Err(e.to_string()),
+            Ok(_) => Err((None, "the encoding has trailing bytes".into())),
+            Err(e) => Err((None, e.to_string())),
         })
     }
 
@@ -678,33 +681,57 @@ impl Suspend {
         Self::encode(state, |bytes| {
             decode_state::<S>(bytes, literals).map(drop).map_err(|e| {
                 let detail = e.to_string();
-                if detail.contains("expected a borrowed string") {
+                let detail = if detail.contains("expected a borrowed string") {
                     // Not the string itself: it may be data the client should not see.
                     "it holds a `&'static str` that is not a string literal of the tool's body \
                      (e.g. one returned by a helper function); keep a `String` instead (`.to_string()`)"
                         .to_string()
                 } else {
                     detail
-                }
+                };
+                (e.local(), detail)
             })
         })
     }
 
+    /// Walks the state first (see `inspect`: shared handles, JSON values, skipped fields,
+    /// flattened maps are refused by the local that holds them), then encodes it and checks
+    /// that the bytes decode.
     fn encode<S: Serialize>(
         state: &S,
-        decodes: impl FnOnce(&[u8]) -> Result<(), String>,
+        decodes: impl FnOnce(&[u8]) -> Result<(), (Option<&'static str>, String)>,
     ) -> Result<Self, StepError> {
+        let walked = inspect::inspect(state)
+            .map_err(|problem| StepError::unstorable::<S>(problem.local, problem.reason))?;
         let bytes = postcard::to_allocvec(state)
-            .map_err(|e| StepError::unstorable::<S>(format!("it does not serialize: {e}")))?;
+            .map_err(|e| StepError::unstorable::<S>(None, format!("it does not serialize: {e}")))?;
         // Decoding (not re-encoding and comparing) is the check: maps with a per-instance
         // hasher encode their entries in a different order every time.
-        decodes(&bytes)
-            .map_err(|e| StepError::unstorable::<S>(format!("it does not decode back: {e}")))?;
+        decodes(&bytes).map_err(|(local, e)| {
+            StepError::unstorable::<S>(local, format!("it does not decode back: {e}"))
+        })?;
         Ok(Suspend {
             requests: Vec::new(),
             recipes: Vec::new(),
             state: bytes,
+            largest: walked.largest,
         })
+    }
+
+    /// The largest local the state keeps and its encoded size in bytes, when the state
+    /// names its locals (as the state `#[mrtr::tool]` generates does): what a "state too
+    /// large" error names.
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::Suspend;
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct Kept { name: String, big: Vec<u8> }
+    /// let kept = Kept { name: "a".into(), big: vec![0; 200] };
+    /// assert_eq!(Suspend::new(&kept).unwrap().largest_local(), Some(("big", 202)));
+    /// assert_eq!(Suspend::new(&5u8).unwrap().largest_local(), None);
+    /// ```
+    pub fn largest_local(&self) -> Option<(&'static str, usize)> {
+        self.largest
     }
 
     /// Adds a request under `key`; keys are unique within a round.

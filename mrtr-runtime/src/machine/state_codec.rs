@@ -30,9 +30,25 @@ use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 /// let error = decode_state::<u8>(&[7, 0], &[]).unwrap_err();
 /// assert_eq!(error.to_string(), "state has 1 trailing byte(s)");
 /// ```
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct DecodeError(Repr);
+#[derive(Debug)]
+pub struct DecodeError {
+    repr: Repr,
+    /// The field of the outermost struct variant being read when it failed: in a state
+    /// `#[mrtr::tool]` generates, the local.
+    local: Option<&'static str>,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.repr, f)
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.repr)
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 enum Repr {
@@ -48,14 +64,33 @@ enum Repr {
 }
 
 impl DecodeError {
+    fn new(repr: Repr) -> Self {
+        Self { repr, local: None }
+    }
+
     fn message(message: impl fmt::Display) -> Self {
-        Self(Repr::Message(message.to_string().into_boxed_str()))
+        Self::new(Repr::Message(message.to_string().into_boxed_str()))
+    }
+
+    /// The local being read when decoding failed, when the state is an enum of struct
+    /// variants whose fields are named like the locals (as `#[mrtr::tool]` generates).
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::decode_state;
+    /// #[derive(serde::Serialize, serde::Deserialize, Debug)]
+    /// enum State { S0 { count: u8, label: &'static str } }
+    /// let bytes = postcard::to_allocvec(&State::S0 { count: 1, label: "other" }).unwrap();
+    /// let error = decode_state::<State>(&bytes, &["known"]).unwrap_err();
+    /// assert_eq!(error.local(), Some("label"));
+    /// ```
+    pub fn local(&self) -> Option<&'static str> {
+        self.local
     }
 }
 
 impl From<postcard::Error> for DecodeError {
     fn from(error: postcard::Error) -> Self {
-        Self(Repr::Postcard(error))
+        Self::new(Repr::Postcard(error))
     }
 }
 
@@ -108,15 +143,23 @@ pub fn decode_state<S: de::Deserialize<'static>>(
     let cx = Cx {
         literals,
         pending: Cell::new(None),
+        depth: Cell::new(0),
+        fields: Cell::new(None),
+        next_field: Cell::new(0),
+        reading: Cell::new(None),
     };
     let mut inner = postcard::Deserializer::from_bytes(bytes);
     let value = S::deserialize(De {
         inner: &mut inner,
         cx: &cx,
+    })
+    .map_err(|mut error| {
+        error.local = cx.reading.get();
+        error
     })?;
     let rest = inner.finalize()?;
     if !rest.is_empty() {
-        return Err(DecodeError(Repr::TrailingBytes(rest.len())));
+        return Err(DecodeError::new(Repr::TrailingBytes(rest.len())));
     }
     Ok(value)
 }
@@ -127,6 +170,13 @@ struct Cx {
     /// The error last handed to the inner deserializer, which (postcard) would drop its
     /// message; taken back where the inner deserializer returns.
     pending: Cell<Option<DecodeError>>,
+    /// How deep the decode is (values entered through a seed).
+    depth: Cell<usize>,
+    /// The fields of the outermost struct variant (a generated state's locals).
+    fields: Cell<Option<&'static [&'static str]>>,
+    next_field: Cell<usize>,
+    /// The outermost field being read.
+    reading: Cell<Option<&'static str>>,
 }
 
 impl Cx {
@@ -223,8 +273,16 @@ macro_rules! forward {
 impl<'c, D: Deserializer<'c>> Deserializer<'static> for De<'c, D> {
     type Error = DecodeError;
 
+    /// postcard never implements it (it is not self-describing): say which shapes ask for it.
+    fn deserialize_any<V: Visitor<'static>>(self, _: V) -> Result<V::Value, DecodeError> {
+        Err(DecodeError::message(
+            "a value that only a self-describing format can read back (an internally tagged \
+             `#[serde(tag = ..)]` or `#[serde(untagged)]` enum, a `#[serde(flatten)]` field, a \
+             `serde_json::Value`); keep it in `mrtr::machine::AsJson(..)`",
+        ))
+    }
+
     forward! {
-        deserialize_any();
         deserialize_bool();
         deserialize_i8();
         deserialize_i16();
@@ -360,7 +418,18 @@ impl<'c, T: DeserializeSeed<'static>> DeserializeSeed<'c> for Seed<'c, T> {
 
     fn deserialize<D: Deserializer<'c>>(self, inner: D) -> Result<T::Value, D::Error> {
         let cx = self.cx;
-        cx.out(self.inner.deserialize(De { inner, cx }))
+        let depth = cx.depth.get();
+        if depth == 0
+            && let Some(fields) = cx.fields.get()
+        {
+            let index = cx.next_field.get();
+            cx.reading.set(fields.get(index).copied());
+            cx.next_field.set(index + 1);
+        }
+        cx.depth.set(depth + 1);
+        let result = self.inner.deserialize(De { inner, cx });
+        cx.depth.set(depth);
+        cx.out(result)
     }
 }
 
@@ -466,6 +535,9 @@ impl<'c, A: de::VariantAccess<'c>> de::VariantAccess<'static> for Variant<'c, A>
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         let cx = self.cx;
+        if cx.depth.get() == 0 && cx.fields.get().is_none() {
+            cx.fields.set(Some(fields));
+        }
         let vis = Vis { inner: visitor, cx };
         cx.back(self.inner.struct_variant(fields, vis))
     }

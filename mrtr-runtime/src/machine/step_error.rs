@@ -28,25 +28,39 @@ pub enum StepError {
     #[error("internal error")]
     Internal(#[source] BoxError),
     /// The locals kept across a suspension cannot be stored in `requestState` (`-32603`,
-    /// with the state type and the cause in the message).
-    #[error(
-        "the tool's state cannot be stored between rounds. The state type is `{state_type}`. \
-         Values that postcard cannot store (serde_json::Value, #[serde(untagged)], #[serde(flatten)], \
-         #[serde(skip_serializing_if)], ...) can be kept in `mrtr::machine::AsJson`"
-    )]
+    /// naming the local that holds the value, or the state type when the state does not
+    /// name its locals, with the cause in the message).
+    #[error("{}", unstorable_message(*local, state_type))]
     Unstorable {
         /// The Rust type of the state (`std::any::type_name`): names types, never values.
         state_type: &'static str,
+        /// The local that holds the value, when the state names its locals (as the state
+        /// `#[mrtr::tool]` generates does).
+        local: Option<&'static str>,
         /// Why it cannot be stored.
         #[source]
         reason: BoxError,
     },
 }
 
+fn unstorable_message(local: Option<&'static str>, state_type: &str) -> String {
+    match local {
+        Some(local) => format!(
+            "the tool's local `{local}` cannot be stored between rounds (it is live across a suspension)"
+        ),
+        None => format!(
+            "the tool's state cannot be stored between rounds. The state type is `{state_type}`. \
+             Values that postcard cannot store (serde_json::Value, #[serde(untagged)], #[serde(flatten)], \
+             #[serde(skip_serializing_if)], ...) can be kept in `mrtr::machine::AsJson`"
+        ),
+    }
+}
+
 impl StepError {
-    pub(super) fn unstorable<S>(reason: impl Into<BoxError>) -> Self {
+    pub(super) fn unstorable<S>(local: Option<&'static str>, reason: impl Into<BoxError>) -> Self {
         StepError::Unstorable {
             state_type: std::any::type_name::<S>(),
+            local,
             reason: reason.into(),
         }
     }

@@ -317,7 +317,11 @@ pub(crate) fn unparsable_task_params(method: &str, params: Option<&Value>) -> Op
 /// `-32602` for a call whose next state would exceed the size cap: it grew from the
 /// client's arguments or answers. Logged at WARN at most once a minute per process, with
 /// the count of the ones skipped.
-pub(crate) fn state_too_large(size: usize, limit: usize) -> ErrorData {
+pub(crate) fn state_too_large(
+    size: usize,
+    limit: usize,
+    largest: Option<(&'static str, usize)>,
+) -> ErrorData {
     static LOG: std::sync::LazyLock<RateLimited> =
         std::sync::LazyLock::new(|| RateLimited::new(std::time::Duration::from_secs(60)));
     LOG.warn(|skipped| {
@@ -328,13 +332,16 @@ pub(crate) fn state_too_large(size: usize, limit: usize) -> ErrorData {
             "refused a call whose kept state would exceed the size limit"
         );
     });
+    let largest = largest
+        .map(|(local, bytes)| format!(" The largest is `{local}` ({bytes} bytes)."))
+        .unwrap_or_default();
     ErrorData::invalid_params(
         format!(
             "the state this call keeps between rounds is too large: sealed, it would be {size} \
              bytes, over this server's {limit}-byte limit. It holds the tool's locals that live \
              across the suspension, which grow with the call's arguments and answers or with what \
-             the tool computes: send smaller input if yours is large (tool authors: keep less \
-             across the suspension, or raise `max_state_bytes`)"
+             the tool computes.{largest} Send smaller input if yours is large (tool authors: keep \
+             less across the suspension, or raise `max_state_bytes`)"
         ),
         None,
     )
@@ -532,7 +539,7 @@ mod tests {
             ),
             (legacy_cancelled(), -32603, "cancelled", None),
             (
-                state_too_large(9000, 4096),
+                state_too_large(9000, 4096, None),
                 -32602,
                 "sealed, it would be 9000 bytes, over this server's 4096-byte limit",
                 None,

@@ -362,6 +362,7 @@ impl Mrtr {
             errors::internal(&format!("the pending input requests do not encode: {e}"))
         })?;
         let not_after = if ask.again { pass.not_after } else { u64::MAX };
+        let largest = ask.largest;
         let input = SealInput {
             fingerprint: pass.descriptor.fingerprint,
             round: ask.round,
@@ -373,8 +374,12 @@ impl Mrtr {
             .map_err(|e| match e {
                 SealError::TooLarge { size, limit } => {
                     span.record("outcome", "state too large");
-                    RoundError::StateTooLarge { size, limit }
-                        .to_error(pass.descriptor.name(), &Era::Stateless)
+                    RoundError::StateTooLarge {
+                        size,
+                        limit,
+                        largest,
+                    }
+                    .to_error(pass.descriptor.name(), &Era::Stateless)
                 }
                 other => errors::internal(&format!("cannot seal the state: {other}")),
             })?;

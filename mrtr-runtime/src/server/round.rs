@@ -174,6 +174,8 @@ pub(crate) struct Ask {
     /// How each request is sealed, in the order of `requests`.
     pub(crate) recipes: Vec<(String, Recipe)>,
     pub(crate) state: Vec<u8>,
+    /// The largest local the state keeps (name, encoded bytes), for a too-large error.
+    pub(crate) largest: Option<(&'static str, usize)>,
     /// Rounds the call has taken, this one included.
     pub(crate) round: u32,
     /// The questions of the round before, asked again after an unusable answer (MRTR keeps
@@ -253,7 +255,12 @@ pub(crate) enum RoundError {
         unusable: Option<(String, String)>,
     },
     /// The kept state would be larger than the server allows.
-    StateTooLarge { size: usize, limit: usize },
+    StateTooLarge {
+        size: usize,
+        limit: usize,
+        /// The largest local kept (name, encoded bytes), when the state names its locals.
+        largest: Option<(&'static str, usize)>,
+    },
     /// The machine's locals cannot be stored between rounds.
     Unstorable(StepError),
     /// A state that came back through the client does not fit this machine (`reason` is
@@ -308,7 +315,11 @@ impl RoundError {
                 Some((key, problem)) => errors::unusable_answers(target, key, problem, *cap),
                 None => errors::round_cap(target, *cap),
             },
-            RoundError::StateTooLarge { size, limit } => errors::state_too_large(*size, *limit),
+            RoundError::StateTooLarge {
+                size,
+                limit,
+                largest,
+            } => errors::state_too_large(*size, *limit, *largest),
             RoundError::Unstorable(error) => errors::unstorable_state(target, error),
             RoundError::RejectedState(_) => errors::rejected_state(),
             RoundError::Deadline { timeout } => errors::round_timeout(target, *timeout),
@@ -422,6 +433,7 @@ async fn run_round<M: Machine + ?Sized>(
 
 /// The suspension as a round's [`Ask`]: its requests, how each is sealed, its state.
 fn new_ask(suspend: Suspend, round: u32, literals: &[&str]) -> Result<Ask, RoundError> {
+    let largest = suspend.largest_local();
     let (requests, recipes, state) = suspend.into_stored_parts();
     let recipes = recipes
         .iter()
@@ -433,6 +445,7 @@ fn new_ask(suspend: Suspend, round: u32, literals: &[&str]) -> Result<Ask, Round
         requests,
         recipes,
         state,
+        largest,
         round,
         again: false,
     })
@@ -473,6 +486,7 @@ fn ask_again<O>(
         requests,
         recipes: asked.recipes,
         state: asked.state,
+        largest: None,
         round: round.saturating_add(1),
         again: true,
     };
@@ -496,6 +510,7 @@ fn checked<O>(ask: Ask, limits: RoundLimits, caller: &Caller) -> RoundOutcome<O>
         return RoundOutcome::Failed(RoundError::StateTooLarge {
             size,
             limit: limits.max_state_bytes,
+            largest: ask.largest,
         });
     }
     RoundOutcome::Ask(ask)

@@ -144,3 +144,15 @@ fn option(text: Option<String>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     }
 }
+
+/// The name of a stored local's field in the state enum, as errors at seal time show it:
+/// the local's own name, or what it is for a hidden one (a loop's items, a value computed
+/// before the suspension).
+pub(super) fn state_field_name(cfg: &Cfg, var: VarId) -> String {
+    let info = &cfg.vars[var];
+    match (&info.role, info.hidden) {
+        (_, false) => info.ident.to_string(),
+        (Some(role), true) => role.clone(),
+        (None, true) => "a value computed before the suspension".to_string(),
+    }
+}

@@ -23,6 +23,7 @@ mod blocks;
 pub mod describe;
 mod descriptor;
 pub mod fingerprint;
+pub mod statics;
 
 fn field(var: VarId) -> Ident {
     format_ident!("v{}", var)
@@ -274,12 +275,20 @@ fn state_enum(generator: &Gen, function: &MachineFn, reachable: &[bool]) -> Stat
         }
         let stored = liveness.stored(cfg, site);
         stored_params.extend(stored.iter().copied());
+        let mut named = BTreeSet::new();
         let mut fields: Vec<TokenStream> = stored
             .iter()
             .map(|var| {
                 let field = field(*var);
                 let param = param(*var);
-                quote!(#field: #param)
+                // Named like the local (postcard writes no names): what a refusal at seal
+                // time or a too-large state names. A shadowed twin keeps the field's name.
+                let name = describe::state_field_name(cfg, *var);
+                if named.insert(name.clone()) {
+                    quote!(#[serde(rename = #name)] #field: #param)
+                } else {
+                    quote!(#field: #param)
+                }
             })
             .collect();
         for (index, request) in site.requests.iter().enumerate() {
@@ -432,6 +441,30 @@ fn returns_result(ret: &syn::Type) -> bool {
             && path.path.segments.last().is_some_and(|last| last.ident == "Result"))
 }
 
+/// `__MRTR_LITERALS`: the only `&'static str` values a state may hold (see
+/// `decode_state`): the body's string literals, and the strings of the `const`/`static`
+/// items it names (collected once, when the machine first runs).
+fn literal_table(cfg: &Cfg, function: &MachineFn, literals: &[String]) -> TokenStream {
+    let locals = cfg.vars.iter().map(|var| var.ident.to_string()).collect();
+    let statics = statics::named_statics(&function.body, &locals);
+    if statics.is_empty() {
+        return quote!(const __MRTR_LITERALS: &[&str] = &[#(#literals),*];);
+    }
+    quote! {
+        let __MRTR_LITERALS: &'static [&'static str] = {
+            static __MRTR_TABLE: ::std::sync::OnceLock<::std::vec::Vec<&'static str>> =
+                ::std::sync::OnceLock::new();
+            __MRTR_TABLE.get_or_init(|| {
+                #[allow(unused_imports)]
+                use ::mrtr::__private::{ViaNothing as _, ViaStrs as _};
+                let mut __mrtr_strs: ::std::vec::Vec<&'static str> = ::std::vec![#(#literals),*];
+                #((&::mrtr::__private::StrProbe(&#statics)).probe_strs(&mut __mrtr_strs);)*
+                ::mrtr::__private::literal_table(__mrtr_strs)
+            })
+        };
+    }
+}
+
 /// `async fn __mrtr_run`: one round of the body. It declares the flow and state enums,
 /// starts at the entry block or resumes from the sealed state, and runs the dispatch loop
 /// until the body suspends or finishes.
@@ -476,6 +509,7 @@ fn run_fn(
         quote!(::mrtr::__private::PlainExit)
     };
     let dispatch = dispatch_loop(&exit, &blocks);
+    let literal_table = literal_table(cfg, function, literals);
     quote! {
         #(#lints)*
         #[allow(
@@ -491,8 +525,7 @@ fn run_fn(
             // How each block's `async` block ends, for the body's return type.
             type #exit = #exit_kind<#ret>;
 
-            // The only `&'static str` values a state may hold (see `decode_state`).
-            const __MRTR_LITERALS: &[&str] = &[#(#literals),*];
+            #literal_table
 
             enum __MrtrFlow<#(#flow_generics),*> { #(#flow_variants),* }
 

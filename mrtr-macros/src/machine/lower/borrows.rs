@@ -122,7 +122,7 @@ const MUT_RETURNING_METHODS: &[&str] = &[
 ];
 
 /// Methods that return a lock or `RefCell` guard.
-const GUARD_METHODS: &[&str] = &["lock", "read", "write", "borrow_mut", "try_lock"];
+const GUARD_METHODS: &[&str] = &["lock", "read", "write", "borrow", "borrow_mut", "try_lock"];
 
 /// What a local initialized with `init` is, when it can never be sealed, and a rewrite
 /// that compiles: a closure, a `&mut` returned by a method, a lock guard.
@@ -149,8 +149,13 @@ pub(super) fn unstorable(name: &Ident, init: &Expr) -> Option<(String, String)> 
             }
             let root_method = root.method.to_string();
             if GUARD_METHODS.contains(&root_method.as_str()) && root.args.is_empty() {
+                let what = if root_method.starts_with("borrow") {
+                    "a `RefCell` borrow guard"
+                } else {
+                    "a lock guard"
+                };
                 return Some((
-                    format!("a lock guard (`.{root_method}()`)"),
+                    format!("{what} (`.{root_method}()`)"),
                     format!(
                         "drop it before the suspension (`drop({name});` or a `{{ .. }}` block around its uses) and \
                          take it again after: `let {name} = {text};`"

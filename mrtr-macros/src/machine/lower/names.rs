@@ -84,8 +84,20 @@ impl Mentions {
     }
 
     fn tokens(&mut self, tokens: TokenStream) {
+        // The two punctuation characters before the current token (none after any other).
+        let mut before: [Option<char>; 2] = [None, None];
         for tree in tokens {
+            let punct = match &tree {
+                TokenTree::Punct(punct) => Some(punct.as_char()),
+                _ => None,
+            };
+            let after = before;
+            before = [punct, punct.and(after[0])];
             match tree {
+                // `card.label`, `a::label`: a field, method or path segment, not the local
+                // (`0..label` is a range: the local).
+                TokenTree::Ident(_)
+                    if after == [Some('.'), None] || after == [Some(':'), Some(':')] => {}
                 TokenTree::Ident(ident) => self.mention(ident.to_string()),
                 TokenTree::Group(group) => self.tokens(group.stream()),
                 TokenTree::Literal(literal) => {
