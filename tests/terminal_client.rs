@@ -533,6 +533,12 @@ fn the_order_flow_is_one_prompt_per_question_in_a_pty() {
         .map(|field| title(field))
         .collect();
     assert_eq!(asked, wire, "asked in the server's order");
+    // ...which is the order `OrderLine` declares its fields in.
+    assert_eq!(
+        asked,
+        ["Dish", "How many", "Add another dish after this one?"],
+        "asked in declaration order"
+    );
 }
 
 /// Ctrl-C while a task asks cancels the call: the client sends `tasks/cancel`, the server

@@ -70,10 +70,12 @@ pub fn check_scripted(schema: &Value, content: &Value) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn field(property: Value, required: bool) -> Field {
+    /// The one field of a form whose only property is `property` (shared with the prompt
+    /// module's tests).
+    pub(crate) fn field(property: Value, required: bool) -> Field {
         let schema = json!({
             "type": "object",
             "properties": {"f": property},

@@ -379,14 +379,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn field(property: Value, required: bool) -> Field {
-        let schema = json!({
-            "type": "object",
-            "properties": {"f": property},
-            "required": if required { json!(["f"]) } else { json!([]) }
-        });
-        RequestedForm::parse(&schema).unwrap().fields()[0].clone()
-    }
+    use crate::form::tests::field;
 
     #[test]
     fn a_field_is_asked_by_its_title_with_its_description_and_bounds_as_help() {
