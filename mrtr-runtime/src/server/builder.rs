@@ -154,8 +154,8 @@ impl McpServerBuilder {
     }
 
     /// The key ring that seals and opens states. Without it, keys come from the
-    /// `MRTR_KEYS` environment variable, or a process-local key is generated (said once
-    /// at INFO: other instances cannot continue its flows).
+    /// `MRTR_KEYS` environment variable, or a process-local key is generated (said at
+    /// INFO: other instances cannot continue its flows).
     ///
     /// ```
     /// let b = mrtr_runtime::server::McpServer::builder("demo")

@@ -216,25 +216,27 @@ fn entry_prefix(entry: Option<usize>) -> String {
     entry.map_or_else(String::new, |entry| format!("MRTR_KEYS entry {entry}: "))
 }
 
-/// Says once per process, at INFO, that states are sealed with a process-local key: through
-/// `tracing` when a subscriber is installed (its filter decides), else on stderr, so a
+/// Says at INFO that states are sealed with a process-local key: through `tracing` when a
+/// subscriber is installed (its filter decides), else once per process on stderr, so a
 /// server started without `MRTR_KEYS` and without logging set up still says so.
 fn tell_process_local_key() {
-    static TOLD: std::sync::Once = std::sync::Once::new();
-    TOLD.call_once(|| {
-        let message = format!(
-            "no {KEYS_ENV_VAR} set: sealing requestState with a key made for this process \
-             (fine for one instance; to keep calls open across restarts or instances, share \
-             one with {KEYS_ENV_VAR}=<kid>:<base64url 32-byte key>)"
-        );
-        // Through the subscriber when there is one (its filter decides, as for any INFO
-        // line); on stderr only when no subscriber was ever installed.
-        if tracing::dispatcher::has_been_set() {
-            tracing::info!("{message}");
-        } else {
-            eprintln!("INFO mrtr: {message}");
-        }
+    let message = format!(
+        "no {KEYS_ENV_VAR} set: sealing requestState with a key made for this process \
+         (fine for one instance; to keep calls open across restarts or instances, share \
+         one with {KEYS_ENV_VAR}=<kid>:<base64url 32-byte key>)"
+    );
+    // Through the subscriber when there is one (its filter decides, as for any INFO line;
+    // one line per server built); on stderr, once per process, only when no subscriber was
+    // ever installed.
+    let has_subscriber = tracing::dispatcher::get_default(|dispatch| {
+        !dispatch.is::<tracing::subscriber::NoSubscriber>()
     });
+    if has_subscriber {
+        tracing::info!("{message}");
+    } else {
+        static TOLD: std::sync::Once = std::sync::Once::new();
+        TOLD.call_once(|| eprintln!("INFO mrtr: {message}"));
+    }
 }
 
 fn decode_key(text: &str, entry: Option<usize>) -> Result<SecretKey, KeyRingError> {
@@ -617,15 +619,18 @@ mod tests {
     }
 
     #[test]
-    fn process_local_keys_warn_about_multi_instance_deployments() {
+    fn process_local_keys_are_told_at_info_with_how_to_share_one() {
         let (logs, guard) = crate::captured_logs::CapturedLogs::install();
         let ring = KeyRing::generate_process_local().unwrap();
         drop(guard);
         assert_eq!(ring.key_ids().count(), 1);
         let log = logs.text();
-        assert!(log.contains("WARN"), "{log}");
-        assert!(log.contains("MRTR_KEYS"), "{log}");
-        assert!(log.contains("Multi-instance"), "{log}");
+        assert!(log.contains("INFO"), "{log}");
+        assert!(!log.contains("WARN"), "{log}");
+        assert!(
+            log.contains("MRTR_KEYS=<kid>:<base64url 32-byte key>"),
+            "{log}"
+        );
         assert!(
             !log.contains(&ring.sealing_key().to_base64url()),
             "the key must not be logged"
