@@ -312,6 +312,60 @@ async fn waits(mrtr::State(gate): mrtr::State<Arc<tokio::sync::Semaphore>>) -> S
 }
 
 /// `tools/call` of `waits` as `who` (`Bearer who`; `None`: anonymous) from `source`.
+/// A principal resolver standing for real authentication: the bearer is the subject.
+fn verified_bearer(
+    context: &mrtr::rmcp::service::RequestContext<mrtr::rmcp::RoleServer>,
+) -> Option<String> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    let bearer = parts.headers.get("authorization")?.to_str().ok()?;
+    Some(format!("verified:{}", bearer.trim_start_matches("Bearer ")))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unverified_bearers_from_one_address_share_its_in_flight_cap() {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    // The default resolver: a bearer nobody verified binds the state, but a client could
+    // send a fresh one per request, so for fairness it counts by its address.
+    let server = McpServer::builder("http-budget")
+        .keys(KeyRing::generate_process_local().unwrap())
+        .app_state(gate.clone())
+        .tool(waits)
+        .build()
+        .expect("server builds");
+    let bound = HttpServing::new(server)
+        .max_in_flight_per_principal(2)
+        .per_address_includes_loopback(true)
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("bind loopback");
+    let (url, stats) = (format!("http://{}/mcp", bound.local_addr()), bound.stats());
+    tokio::spawn(bound.serve());
+
+    let mut waiting = Vec::new();
+    for who in ["rotating-1", "rotating-2"] {
+        let url = url.clone();
+        waiting.push(tokio::spawn(async move {
+            call_held(&url, Some(who), [127, 0, 0, 5]).await
+        }));
+    }
+    let live = stats.clone();
+    eventually("two calls in flight", || live.in_flight_requests() == 2).await;
+    // A third bearer from the same address is refused; the same bearer elsewhere is not.
+    let (status, body) = call_held(&url, Some("rotating-3"), [127, 0, 0, 5]).await;
+    assert_eq!(status, 429, "{body}");
+    let url_elsewhere = url.clone();
+    waiting.push(tokio::spawn(async move {
+        call_held(&url_elsewhere, Some("rotating-3"), [127, 0, 0, 6]).await
+    }));
+    let live = stats.clone();
+    eventually("three calls in flight", || live.in_flight_requests() == 3).await;
+    gate.add_permits(1);
+    for call in waiting {
+        let (status, body) = call.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
 async fn call_held(url: &str, who: Option<&str>, source: [u8; 4]) -> (u16, Value) {
     let client = reqwest::Client::builder()
         .timeout(HANG_GUARD)
@@ -344,8 +398,11 @@ async fn call_held(url: &str, who: Option<&str>, source: [u8; 4]) -> (u16, Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_caller_cannot_have_more_than_its_requests_in_flight() {
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    // Alice and Bob are principals an authentication layer vouched for (here: a resolver
+    // that takes the bearer as the subject), not headers any client could vary.
     let server = McpServer::builder("http-budget")
         .keys(KeyRing::generate_process_local().unwrap())
+        .principal(verified_bearer)
         .app_state(gate.clone())
         .tool(waits)
         .build()

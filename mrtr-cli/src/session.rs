@@ -157,7 +157,23 @@ impl Session {
             () = ctrl_c(&self.signals) => None,
         };
         match outcome {
-            None => self.cancel().await,
+            // Cancelling asks the server; a server that does not answer, or a second
+            // Ctrl-C, must not keep the user waiting.
+            None => tokio::select! {
+                exit = tokio::time::timeout(CANCEL_WAIT, self.cancel()) => {
+                    exit.unwrap_or_else(|_| {
+                        eprintln!(
+                            "mrtr: cancelled; the server did not confirm within {} s",
+                            CANCEL_WAIT.as_secs()
+                        );
+                        Exit::Declined
+                    })
+                }
+                _ = tokio::signal::ctrl_c() => {
+                    eprintln!("mrtr: cancelled (not waiting for the server)");
+                    Exit::Declined
+                }
+            },
             Some(Ok(output)) => {
                 if self.verbose {
                     println!("── complete");
@@ -430,6 +446,9 @@ fn status_word(task: &Task) -> String {
         .and_then(|value| value.as_str().map(str::to_owned))
         .unwrap_or_else(|| "unknown".into())
 }
+
+/// How long a cancelled call waits for the server to confirm (a task's `tasks/cancel`).
+const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Resolves on SIGINT (Ctrl-C outside a prompt), marking the call interrupted. A prompt
 /// reads Ctrl-C as a key instead and interrupts through the [`Signals`] itself.

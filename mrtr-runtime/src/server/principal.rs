@@ -32,10 +32,20 @@ pub(crate) fn default_principal(context: &RequestContext<RoleServer>) -> Option<
     }
     let authorization = parts.headers.get(http::header::AUTHORIZATION)?;
     Some(format!(
-        "credential:{}",
+        "{CREDENTIAL_PREFIX}{}",
         salted_digest(authorization.as_bytes())
     ))
 }
+
+/// Whether `principal` is the default resolver's hash of an `Authorization` header that
+/// nothing verified: any client can send a fresh one per request, so per-caller limits
+/// count such a caller by its client address where there is one.
+pub(crate) fn is_unverified_credential(principal: &str) -> bool {
+    principal.starts_with(CREDENTIAL_PREFIX)
+}
+
+/// What the default resolver puts before the hash of an unverified `Authorization` header.
+const CREDENTIAL_PREFIX: &str = "credential:";
 
 /// The client's IP address as the HTTP server saw it, set on each request by
 /// [`BoundHttp`](super::http::BoundHttp) when that address is counted against per-address

@@ -157,9 +157,10 @@ impl PerAddress {
 
     /// A place for one more connection from `ip`, or `None` when it holds `max` already.
     pub(super) fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<AddressSlot> {
-        // An IPv4 client on a dual-stack socket is the same client as over IPv4.
-        let ip = ip.to_canonical();
-        if ip.is_loopback() && !self.include_loopback {
+        let ip = client_of(ip);
+        // `usize::MAX` turns per-address counting off (behind a reverse proxy every client
+        // shares its address): nothing is counted by address then, here or per caller.
+        if (ip.is_loopback() && !self.include_loopback) || self.max == usize::MAX {
             return Some(AddressSlot { table: None, ip });
         }
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
@@ -174,11 +175,23 @@ impl PerAddress {
         })
     }
 
-    /// Connections open now from `ip` (for tests).
-    #[cfg(test)]
-    fn open(&self, ip: IpAddr) -> usize {
+    /// Connections open now from the client `ip` stands for (0 when it is not counted).
+    pub(super) fn open(&self, ip: IpAddr) -> usize {
         let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        open.get(&ip.to_canonical()).copied().unwrap_or(0)
+        open.get(&client_of(ip)).copied().unwrap_or(0)
+    }
+}
+
+/// The client an address stands for: an IPv4 client on a dual-stack socket is the same
+/// client as over IPv4, and an IPv6 client is its /64 (one host is routinely given a whole
+/// /64, so counting single addresses would let it rotate past every per-address cap).
+pub(super) fn client_of(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(std::net::Ipv6Addr::from(prefix))
+        }
+        v4 => v4,
     }
 }
 
@@ -213,6 +226,27 @@ impl Drop for AddressSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ipv6_client_is_its_slash_64_and_a_mapped_ipv4_client_is_itself() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff:ffff:ffff:ffff".parse().unwrap();
+        let other: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(client_of(a), client_of(b));
+        assert_ne!(client_of(a), client_of(other));
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(client_of(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+        let table = PerAddress::new(1, false);
+        let _held = table.admit(a).unwrap();
+        assert!(table.admit(b).is_none(), "the same /64 shares one cap");
+        assert!(table.admit(other).is_some());
+        let off = PerAddress::new(usize::MAX, false);
+        assert_eq!(
+            off.admit(a).unwrap().counted(),
+            None,
+            "usize::MAX counts nothing"
+        );
+    }
 
     #[test]
     fn reservations_fit_the_budget_and_give_it_back_when_dropped() {

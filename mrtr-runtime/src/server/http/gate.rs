@@ -24,6 +24,7 @@ use http_body_util::BodyExt;
 use rmcp::ErrorData;
 use rmcp::model::{ErrorCode, JsonRpcError, RequestId};
 use serde_json::Value;
+use tracing::Instrument as _;
 
 use super::budget::{
     BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated, held_body,
@@ -47,6 +48,9 @@ pub(super) struct Gate {
     pub(super) bodies: Arc<BodyBudget>,
     pub(super) in_flight: Arc<InFlight>,
     pub(super) legacy: Option<Arc<Legacy>>,
+    /// Stateless requests running (their clients may have left): at most `max_connections`,
+    /// the bound that held when a request ended with its connection.
+    pub(super) detached_work: Arc<tokio::sync::Semaphore>,
 }
 
 /// The legacy-session side of the gate.
@@ -121,7 +125,8 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
     // The bytes stay in the budget until rmcp has read and dropped the body.
     let body = held_body(body, held);
     let Some(legacy) = &gate.legacy else {
-        let response = detached(next, Request::from_parts(parts, body), in_flight).await;
+        let request = Request::from_parts(parts, body);
+        let response = detached(&gate.detached_work, next, request, in_flight).await;
         return jsonrpc_errors(response, id).await;
     };
     let request = Request::from_parts(parts, body);
@@ -137,30 +142,48 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
             let response = sessions::opening(seat, next.run(request)).await;
             jsonrpc_errors(response, id).await
         }
-        None => jsonrpc_errors(detached(next, request, in_flight).await, id).await,
+        None => {
+            let response = detached(&gate.detached_work, next, request, in_flight).await;
+            jsonrpc_errors(response, id).await
+        }
     }
 }
 
 /// Runs a stateless request through rmcp in a task of its own, holding the caller's place
 /// under its in-flight cap until the response is made. A client that leaves before the
-/// reply then does not cut the request off halfway: rmcp's handler runs to its end either
-/// way (it runs in rmcp's own task), and now delivers its reply into a response nobody
-/// reads instead of failing to, which rmcp logged as an ERROR per disconnect. The caller
-/// keeps its place until then, so leaving does not escape the cap.
-async fn detached(next: Next, request: Request, in_flight: Option<InFlightPermit>) -> Response {
-    let run = tokio::spawn(async move {
-        let response = next.run(request).await;
-        drop(in_flight);
-        response
-    });
-    run.await.unwrap_or_else(|_| {
+/// reply then does not cut the request off halfway: the round runs to its end (bounded by
+/// `round_timeout`) and rmcp delivers its reply into a response nobody reads, instead of
+/// failing to, which rmcp logged as an ERROR per disconnect. The caller keeps its place
+/// until then, so leaving does not escape its cap, and all such work together holds one of
+/// `max_connections` places, as it did while it ended with its connection.
+async fn detached(
+    work: &Arc<tokio::sync::Semaphore>,
+    next: Next,
+    request: Request,
+    in_flight: Option<InFlightPermit>,
+) -> Response {
+    let failed = || {
         error_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             None,
             ErrorCode::INTERNAL_ERROR,
             "the request could not be served".into(),
         )
-    })
+    };
+    // Waits, as a connection waits in the backlog, while `max_connections` requests run.
+    let Ok(place) = work.clone().acquire_owned().await else {
+        return failed();
+    };
+    let run = tokio::spawn(
+        async move {
+            let response = next.run(request).await;
+            drop(in_flight);
+            drop(place);
+            response
+        }
+        .in_current_span(),
+    );
+    run.await.unwrap_or_else(|_| failed())
 }
 
 /// The `Mcp-Session-Id` the request names; refused when it sends more than one of it or of

@@ -1,7 +1,7 @@
 //! Who a request counts against, and how many requests one caller may have in flight.
 //!
-//! A caller is its principal (the server's principal resolver) or, when there is none, its
-//! counted client address ([`ClientAddress`], set by the accept loop); a request with
+//! A caller is its principal (the server's principal resolver) or, when there is none or it
+//! is an `Authorization` header nothing verified, its counted client address ([`ClientAddress`], set by the accept loop); a request with
 //! neither (an uncounted loopback peer, a router served by other means) is not counted.
 
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use rmcp::model::RequestId;
 use rmcp::service::{Peer, RequestContext, RunningService};
 
 use super::sessions::{Owner, Refusal};
-use crate::server::principal::ClientAddress;
+use crate::server::principal::{ClientAddress, is_unverified_credential};
 use crate::server::{NoFallback, PrincipalResolver};
 
 /// Default [`HttpServing::max_in_flight_per_principal`](super::HttpServing::max_in_flight_per_principal).
@@ -57,13 +57,19 @@ impl Principals {
 }
 
 /// Whom a request of `owner` (its principal, resolved already) counts against: the
-/// principal, else the request's counted client address, else no one.
+/// principal, else the request's counted client address, else no one. An `Authorization`
+/// header nothing verified is not a caller of its own (a client could send a fresh one per
+/// request): it counts by its address when the request has one.
 pub(super) fn caller(owner: Owner, parts: &http::request::Parts) -> Option<Arc<str>> {
-    if let Some(principal) = owner {
-        return Some(format!("principal:{principal}").into());
+    let address = parts.extensions.get::<ClientAddress>();
+    match (owner, address) {
+        (Some(principal), Some(ClientAddress(ip))) if is_unverified_credential(&principal) => {
+            Some(format!("address:{ip}").into())
+        }
+        (Some(principal), _) => Some(format!("principal:{principal}").into()),
+        (None, Some(ClientAddress(ip))) => Some(format!("address:{ip}").into()),
+        (None, None) => None,
     }
-    let ClientAddress(ip) = parts.extensions.get::<ClientAddress>()?;
-    Some(format!("address:{ip}").into())
 }
 
 /// A transport that carries nothing, for [`Principals::owner`]'s peer.
@@ -172,9 +178,34 @@ mod tests {
         parts
     }
 
+    /// A resolver standing for real authentication: the bearer is the subject.
+    fn verified(context: &RequestContext<RoleServer>) -> Option<String> {
+        let parts = context.extensions.get::<http::request::Parts>()?;
+        let bearer = parts.headers.get(http::header::AUTHORIZATION)?;
+        Some(format!("verified:{}", bearer.to_str().ok()?))
+    }
+
+    #[tokio::test]
+    async fn unverified_bearers_count_by_their_address_where_there_is_one() {
+        let principals = Principals::new(Arc::new(crate::server::principal::default_principal));
+        let in_flight = InFlight::new(principals, 2);
+        let _alice = in_flight.admit(&parts(Some("Bearer alice"), Some([10, 0, 0, 1])));
+        let _bob = in_flight.admit(&parts(Some("Bearer bob"), Some([10, 0, 0, 1])));
+        // A third bearer from that address shares its cap: bearers are free to vary.
+        assert!(
+            in_flight
+                .admit(&parts(Some("Bearer carol"), Some([10, 0, 0, 1])))
+                .is_err()
+        );
+        // With no counted address, the bearer is all there is to count by.
+        let _c1 = in_flight.admit(&parts(Some("Bearer carol"), None)).unwrap();
+        let _c2 = in_flight.admit(&parts(Some("Bearer carol"), None)).unwrap();
+        assert!(in_flight.admit(&parts(Some("Bearer carol"), None)).is_err());
+    }
+
     #[tokio::test]
     async fn each_caller_has_its_cap_uncounted_callers_pass_and_places_come_back() {
-        let principals = Principals::new(Arc::new(crate::server::principal::default_principal));
+        let principals = Principals::new(Arc::new(verified));
         let in_flight = InFlight::new(principals, 2);
         let alice = parts(Some("Bearer alice"), Some([10, 0, 0, 1]));
         let first = in_flight.admit(&alice).unwrap();

@@ -534,6 +534,7 @@ where
         };
         let bodies = BodyBudget::new(self.max_buffered_body_bytes.max(self.max_body_bytes));
         let stats = HttpStats {
+            per_address: None,
             legacy: legacy.clone(),
             bodies: bodies.clone(),
             in_flight: in_flight.clone(),
@@ -546,6 +547,9 @@ where
             bodies,
             in_flight,
             legacy,
+            detached_work: Arc::new(tokio::sync::Semaphore::new(
+                self.max_connections.unwrap_or_else(default_max_connections),
+            )),
         };
         let router = endpoint
             .layer(axum::middleware::from_fn_with_state(gate, gate::gate))
@@ -598,7 +602,8 @@ where
             self.max_connections_per_address,
             self.per_address_includes_loopback,
         );
-        let (router, cancel, stats) = self.router_and_token(CancellationToken::new());
+        let (router, cancel, mut stats) = self.router_and_token(CancellationToken::new());
+        stats.per_address = Some(per_address.clone());
         Ok(BoundHttp {
             stats,
             per_address,
@@ -839,6 +844,8 @@ fn refuse_crowded(
 /// Live counts of an HTTP endpoint (from [`BoundHttp::stats`]); cheap to clone.
 #[derive(Clone)]
 pub struct HttpStats {
+    /// Set once the endpoint is bound (a router served by other means has no accept loop).
+    per_address: Option<Arc<PerAddress>>,
     legacy: Option<Arc<gate::Legacy>>,
     bodies: Arc<BodyBudget>,
     in_flight: Arc<inflight::InFlight>,
@@ -869,6 +876,21 @@ impl HttpStats {
     /// ```
     pub fn in_flight_requests(&self) -> usize {
         self.in_flight.total()
+    }
+
+    /// Connections open now from a client address, as counted against
+    /// [`max_connections_per_address`](HttpServing::max_connections_per_address) (0 for an
+    /// address that is not counted, e.g. loopback by default; an IPv6 client is its /64).
+    ///
+    /// ```no_run
+    /// # fn run(stats: mrtr_runtime::server::http::HttpStats) {
+    /// assert!(stats.connections_from("192.0.2.7".parse().unwrap()) <= 64);
+    /// # }
+    /// ```
+    pub fn connections_from(&self, address: std::net::IpAddr) -> usize {
+        self.per_address
+            .as_ref()
+            .map_or(0, |per_address| per_address.open(address))
     }
 
     /// Legacy sessions live now (0 when legacy sessions are off).

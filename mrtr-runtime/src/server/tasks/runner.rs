@@ -18,6 +18,7 @@ use super::settings::TaskSettings;
 use super::store::{Admission, Created, StoredTask, TaskStore};
 use crate::machine::{Answers, AppStates, Machine, Resume};
 use crate::server::errors;
+use crate::server::principal::is_unverified_credential;
 use crate::server::ratelimit::log_limited;
 use crate::server::round::{
     Asked, Caller, Era, Resumed, RoundInput, RoundLimits, RoundOutcome, Start, TaskHandOff,
@@ -648,10 +649,15 @@ fn new_task_id() -> Result<String, ErrorData> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Whose quota a task counts against: its principal's, else (an anonymous caller) its
-/// client address's, else none (held to the server-wide cap only).
+/// Whose quota a task counts against: its principal's, else (an anonymous caller, or an
+/// `Authorization` header nothing verified, which a client could vary per call) its client
+/// address's, else none (held to the server-wide cap only).
 fn quota_owner(principal: Option<&str>, address: Option<std::net::IpAddr>) -> Option<String> {
+    let unverified = principal.is_some_and(is_unverified_credential);
     match (principal, address) {
+        (Some(_), Some(ip)) if unverified => {
+            Some(owner_of(&format!("\0address:{}", ip.to_canonical())))
+        }
         (Some(principal), _) => Some(owner_of(principal)),
         (None, Some(ip)) => Some(owner_of(&format!("\0address:{}", ip.to_canonical()))),
         (None, None) => None,
