@@ -9,7 +9,7 @@ use std::time::Duration;
 /// |---|---|---|
 /// | [`ttl`](Self::ttl) | 1 hour | how long a task (live or ended) stays readable |
 /// | [`max_live_tasks`](Self::max_live_tasks) | 1000 | live tasks on the server, all principals together |
-/// | [`max_live_tasks_per_principal`](Self::max_live_tasks_per_principal) | 100 | live tasks of one principal; an anonymous caller over HTTP is counted by its client address instead (over stdio, or from a loopback address not counted by [`per_address_includes_loopback`](crate::server::http::HttpServing::per_address_includes_loopback): the server-wide cap only) |
+/// | [`max_live_tasks_per_principal`](Self::max_live_tasks_per_principal) | 100 | live tasks of one principal; an anonymous caller over HTTP (or an `Authorization` header nothing verified) is counted by its client address instead (over stdio, or from a loopback address not counted by [`per_address_includes_loopback`](crate::server::http::HttpServing::per_address_includes_loopback): the server-wide cap only) |
 /// | [`max_kept_tasks`](Self::max_kept_tasks) | 4000 | tasks kept, live or ended; past it the ended ones that expire first are dropped early |
 /// | [`poll_interval`](Self::poll_interval) | 500 ms | the `pollIntervalMs` suggested to clients |
 /// | [`cancel_check`](Self::cancel_check) | 1 s | how often a run looks for a cancel served elsewhere |
