@@ -312,6 +312,33 @@ async fn waits(mrtr::State(gate): mrtr::State<Arc<tokio::sync::Semaphore>>) -> S
 }
 
 /// `tools/call` of `waits` as `who` (`Bearer who`; `None`: anonymous) from `source`.
+/// A server whose `waits` tool holds every call at `gate` (closed), with two requests in
+/// flight per caller, loopback sources counted, and `resolver` deciding the principal
+/// (the default resolver when `None`); its URL and live counts.
+async fn serve_waiting(
+    resolver: Option<Resolver>,
+) -> (Arc<tokio::sync::Semaphore>, String, HttpStats) {
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let mut builder = McpServer::builder("http-budget")
+        .keys(KeyRing::generate_process_local().unwrap())
+        .app_state(gate.clone())
+        .tool(waits);
+    if let Some(resolver) = resolver {
+        builder = builder.principal(resolver);
+    }
+    let bound = HttpServing::new(builder.build().expect("server builds"))
+        .max_in_flight_per_principal(2)
+        .per_address_includes_loopback(true)
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("bind loopback");
+    let (url, stats) = (format!("http://{}/mcp", bound.local_addr()), bound.stats());
+    tokio::spawn(bound.serve());
+    (gate, url, stats)
+}
+
+type Resolver = fn(&mrtr::rmcp::service::RequestContext<mrtr::rmcp::RoleServer>) -> Option<String>;
+
 /// A principal resolver standing for real authentication: the bearer is the subject.
 fn verified_bearer(
     context: &mrtr::rmcp::service::RequestContext<mrtr::rmcp::RoleServer>,
@@ -323,23 +350,9 @@ fn verified_bearer(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unverified_bearers_from_one_address_share_its_in_flight_cap() {
-    let gate = Arc::new(tokio::sync::Semaphore::new(0));
     // The default resolver: a bearer nobody verified binds the state, but a client could
     // send a fresh one per request, so for fairness it counts by its address.
-    let server = McpServer::builder("http-budget")
-        .keys(KeyRing::generate_process_local().unwrap())
-        .app_state(gate.clone())
-        .tool(waits)
-        .build()
-        .expect("server builds");
-    let bound = HttpServing::new(server)
-        .max_in_flight_per_principal(2)
-        .per_address_includes_loopback(true)
-        .bind("127.0.0.1:0".parse().unwrap())
-        .await
-        .expect("bind loopback");
-    let (url, stats) = (format!("http://{}/mcp", bound.local_addr()), bound.stats());
-    tokio::spawn(bound.serve());
+    let (gate, url, stats) = serve_waiting(None).await;
 
     let mut waiting = Vec::new();
     for who in ["rotating-1", "rotating-2"] {
@@ -397,24 +410,9 @@ async fn call_held(url: &str, who: Option<&str>, source: [u8; 4]) -> (u16, Value
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_caller_cannot_have_more_than_its_requests_in_flight() {
-    let gate = Arc::new(tokio::sync::Semaphore::new(0));
     // Alice and Bob are principals an authentication layer vouched for (here: a resolver
     // that takes the bearer as the subject), not headers any client could vary.
-    let server = McpServer::builder("http-budget")
-        .keys(KeyRing::generate_process_local().unwrap())
-        .principal(verified_bearer)
-        .app_state(gate.clone())
-        .tool(waits)
-        .build()
-        .expect("server builds");
-    let bound = HttpServing::new(server)
-        .max_in_flight_per_principal(2)
-        .per_address_includes_loopback(true)
-        .bind("127.0.0.1:0".parse().unwrap())
-        .await
-        .expect("bind loopback");
-    let (url, stats) = (format!("http://{}/mcp", bound.local_addr()), bound.stats());
-    tokio::spawn(bound.serve());
+    let (gate, url, stats) = serve_waiting(Some(verified_bearer)).await;
 
     // Alice and an anonymous address each have two calls waiting at the gate.
     let mut waiting = Vec::new();
