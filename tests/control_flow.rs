@@ -724,36 +724,45 @@ async fn an_if_let_guard_binds_for_its_suspending_arm() {
     assert!(flow.rounds.is_empty());
 }
 
-/// A JSON value cannot live across a suspension (postcard cannot restore it): the step
-/// fails loudly at the suspension; wrapped in `JsonText` it works.
+/// A JSON value cannot live across a suspension (postcard cannot restore it): the tool is
+/// refused before its first round, naming the local; wrapped in `JsonText` it works.
 #[mrtr::tool]
-async fn json_across(wrap: bool) -> String {
+async fn json_across() -> String {
     let value = json!({"a": [1, 2]});
-    if wrap {
-        let kept = mrtr::machine::JsonText::new(&value).unwrap();
-        let _ = ask!(confirm("go?"));
-        kept.get().unwrap()["a"][1].to_string()
-    } else {
-        let _ = ask!(confirm("go?"));
-        value["a"][1].to_string()
-    }
+    let kept = mrtr::machine::JsonText::new(&value).unwrap();
+    let _ = ask!(confirm("go?"));
+    kept.get().unwrap()["a"][1].to_string()
+}
+
+#[mrtr::tool]
+async fn json_unwrapped() -> String {
+    let value = json!({"a": [1, 2]});
+    let _ = ask!(confirm("go?"));
+    value["a"][1].to_string()
 }
 
 #[tokio::test]
 async fn json_values_need_json_text() {
-    let ok = drive(&json_across, json!({"wrap": true}), |_, _, _| {
+    let ok = drive(&json_across, json!({}), |_, _, _| {
         accept(json!({"confirm": true}))
     })
     .await
     .unwrap();
     assert_eq!(text(&ok.output), "2");
-    let error = drive(&json_across, json!({"wrap": false}), |_, _, _| {
+    let error = drive(&json_unwrapped, json!({}), |_, _, _| {
         accept(json!({"confirm": true}))
     })
     .await
     .err()
     .expect("a Value held across a suspension cannot be sealed");
     assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+    assert!(
+        error
+            .message
+            .starts_with("`json_unwrapped`: the local `value` cannot be kept across a suspension"),
+        "{}",
+        error.message
+    );
 }
 
 static ACROSS_BEFORE: AtomicUsize = AtomicUsize::new(0);

@@ -326,7 +326,8 @@ async fn brace_less_arms_pure_prefixes_and_colliding_names() {
     assert_eq!(text(&flow.output), "gcp europe-west1 [1, 2] 0");
 }
 
-/// Shapes postcard cannot decode, kept through `AsJson`; and the same without it.
+/// Shapes postcard cannot decode, kept through `AsJson` (without it, the tool is refused
+/// before any round runs: `unreadable_types_are_refused_before_any_round_runs`).
 #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 #[serde(untagged)]
 enum TicketId {
@@ -335,33 +336,21 @@ enum TicketId {
 }
 
 #[mrtr::tool]
-async fn triage(kept: bool) -> Result<String, ToolError> {
-    if kept {
-        let ticket = AsJson(json!({"id": 7, "labels": ["bug"]}));
-        let id = AsJson(TicketId::Key("OPS-1".into()));
-        let ok = ask!(confirm("File it?")).accepted()?;
-        Ok(format!("{} {:?} {ok}", ticket["labels"][0], *id))
-    } else {
-        let ticket = json!({"id": 7});
-        let ok = ask!(confirm("File it?")).accepted()?;
-        Ok(format!("{ticket} {ok}"))
-    }
+async fn triage(urgent: bool) -> Result<String, ToolError> {
+    let ticket = AsJson(json!({"id": 7, "labels": ["bug"]}));
+    let id = AsJson(TicketId::Key("OPS-1".into()));
+    let ok = ask!(confirm("File it?")).accepted()?;
+    Ok(format!("{} {:?} {ok} {urgent}", ticket["labels"][0], *id))
 }
 
 #[tokio::test]
-async fn unstorable_state_says_why_and_as_json_stores_it() {
-    let flow = drive(&triage, json!({"kept": true}), |_, _, _| yes())
+async fn as_json_stores_what_postcard_cannot() {
+    use mrtr::machine::Machine as _;
+    assert!(triage.unreadable_locals().is_empty());
+    let flow = drive(&triage, json!({"urgent": true}), |_, _, _| yes())
         .await
         .unwrap();
-    assert_eq!(text(&flow.output), r#""bug" Key("OPS-1") true"#);
-    let error = failure(drive(&triage, json!({"kept": false}), |_, _, _| yes()).await);
-    assert_eq!(error.code.0, -32603);
-    assert!(
-        error.message.contains("cannot be stored between rounds"),
-        "{}",
-        error.message
-    );
-    assert!(error.message.contains("AsJson"), "{}", error.message);
+    assert_eq!(text(&flow.output), r#""bug" Key("OPS-1") true true"#);
     let _ = Elicited::<bool>::Decline;
 }
 
@@ -468,9 +457,12 @@ mod kept_shapes {
     }
 }
 
+/// Values postcard would lose, which only a value shows (two handles to one buffer, a
+/// field left out): found in a made-up value of each state type, before any round runs.
 #[mrtr::tool]
 async fn keep_shape(shape: String) -> Result<String, ToolError> {
     use kept_shapes::*;
+    SIDE_EFFECTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     match shape.as_str() {
         "rc" => {
             let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -483,11 +475,53 @@ async fn keep_shape(shape: String) -> Result<String, ToolError> {
             buffers.writer.lock().unwrap().push(buffers.label.clone());
             Ok(buffers.log.lock().unwrap().len().to_string())
         }
-        "skip" => {
+        _ => {
             let profile = Profile { nick: None, age: 3 };
             let _ = ask!(confirm("Go?"));
             Ok(format!("{:?} {}", profile.nick, profile.age))
         }
+    }
+}
+
+#[tokio::test]
+async fn values_postcard_would_lose_are_refused_before_any_round_runs() {
+    use mrtr::machine::Machine as _;
+    let found: Vec<String> = keep_shape
+        .unreadable_locals()
+        .iter()
+        .map(|local| local.to_string())
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].starts_with("the local `buffers` cannot be kept across a suspension: `buffers.log` is an `Rc`/`Arc` handle"),
+        "{}",
+        found[0]
+    );
+    assert!(
+        found[1].starts_with("the local `profile` cannot be kept across a suspension: `profile` leaves out its field `nick`"),
+        "{}",
+        found[1]
+    );
+    assert!(found[1].contains("AsJson"), "{}", found[1]);
+    for shape in ["rc", "skip"] {
+        let error = failure(drive(&keep_shape, json!({"shape": shape}), |_, _, _| yes()).await);
+        assert_eq!(error.code.0, -32603, "{shape}");
+        assert!(
+            error.message.contains("the local `buffers`"),
+            "{}",
+            error.message
+        );
+    }
+    assert_eq!(SIDE_EFFECTS.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+/// Types postcard could never read back, whatever their values: the tool is refused before
+/// any round runs (by `build()`, and by the test harness), naming each local.
+#[mrtr::tool]
+async fn keep_unreadable(shape: String) -> Result<String, ToolError> {
+    use kept_shapes::*;
+    SIDE_EFFECTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    match shape.as_str() {
         "flatten" => {
             let customer = Customer {
                 name: "a".into(),
@@ -518,36 +552,45 @@ async fn keep_shape(shape: String) -> Result<String, ToolError> {
     }
 }
 
+/// Rounds of `keep_shape` and `keep_unreadable` that ran (none may).
+static SIDE_EFFECTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 #[tokio::test]
-async fn unstorable_values_are_refused_by_the_local_that_holds_them() {
-    let cases = [
-        ("rc", "`buffers`", "`buffers.log` is an `Rc`/`Arc` handle"),
-        ("skip", "`profile`", "leaves out its field `nick`"),
-        ("flatten", "`customer`", "of unknown length"),
-        (
-            "tagged",
-            "`event`",
-            "only a self-describing format can read back",
+async fn unreadable_types_are_refused_before_any_round_runs() {
+    use mrtr::machine::Machine as _;
+    let found: Vec<String> = keep_unreadable
+        .unreadable_locals()
+        .iter()
+        .map(|local| local.local.clone())
+        .collect();
+    assert_eq!(found, ["customer", "event", "id", "ticket"]);
+
+    let error = mrtr::server::McpServer::builder("shapes")
+        .keys(mrtr::token::KeyRing::generate_process_local().unwrap())
+        .tool(keep_unreadable)
+        .build()
+        .err()
+        .expect("build() refuses the tool");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(
+            "`keep_unreadable`: the local `customer` cannot be kept across a suspension"
         ),
-        (
-            "untagged",
-            "`id`",
-            "only a self-describing format can read back",
-        ),
-        ("json", "`ticket`", "`ticket` is a `serde_json` value"),
-    ];
-    for (shape, local, reason) in cases {
-        let error = failure(drive(&keep_shape, json!({"shape": shape}), |_, _, _| yes()).await);
+        "{message}"
+    );
+    assert!(message.contains("AsJson"), "{message}");
+
+    for shape in ["flatten", "tagged", "untagged", "json"] {
+        let error =
+            failure(drive(&keep_unreadable, json!({"shape": shape}), |_, _, _| yes()).await);
         assert_eq!(error.code.0, -32603, "{shape}");
-        let local = format!("the tool's local {local} cannot be stored between rounds");
-        assert!(error.message.contains(&local), "{shape}: {}", error.message);
-        assert!(error.message.contains(reason), "{shape}: {}", error.message);
         assert!(
-            error.message.contains("AsJson") || shape == "rc",
-            "{shape}: {}",
+            error.message.contains("the local `customer`"),
+            "{}",
             error.message
         );
     }
+    assert_eq!(SIDE_EFFECTS.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema, PartialEq)]

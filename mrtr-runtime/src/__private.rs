@@ -23,13 +23,14 @@ pub use serde_json;
 
 pub use crate::machine::InputKind;
 pub use crate::machine::input as builders;
+pub use crate::machine::state_probe::{probe_machine, probe_slot};
 pub use crate::machine::{
     Answers, Elicited, Input, IntoPromptResult, IntoResourceResult, IntoStateIter, IntoToolResult,
     KeptLocal, Machine, MachineDescriptor, Next, Outcome, RequestCx, RequestSite, Roots, Run,
     Sampled, State, StateRequirement, Step, StepError, StepFuture, Suspend, SuspensionMap,
     SuspensionPoint,
 };
-pub use crate::machine::{DecodeError, decode_state};
+pub use crate::machine::{DecodeError, UnreadableLocal, decode_state};
 pub use crate::machine::{ReplayPolicy, TaskSupport};
 
 pub use ::core;

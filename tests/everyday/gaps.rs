@@ -1,4 +1,4 @@
-//! Category 11 (issue 33, smaller gaps): a `Result` alias under another name (waiting), a `const`
+//! Category 11 (issue 33, smaller gaps): a `Result` alias under another name, a `const`
 //! as a match scrutinee, a let chain whose body suspends, a struct field initialized
 //! shorthand from an argument.
 
@@ -10,8 +10,8 @@ pub type Res<T> = anyhow::Result<T>;
 
 pub const MODE: &str = "strict";
 
-waiting! {
-    "waiting (33, Result alias): the attribute sees the return type's name only; under another name (`Res<T>`) a block ends in `BlockEnd`, so a `bail!` from another macro does not type-check. Write `anyhow::Result<T>` (or `Result<T, E>`) in the signature";
+ready! {
+    "was waiting (33, Result alias): the attribute chose how a block ends from the return type's name, so under another name (`Res<T>`) a `bail!` did not type-check; it now follows the type";
     everyday! {
         async fn alias_bail(limit: u32) -> Res<String> {
             let text = ask!(text(format!("How many (at most {limit})?"))).accepted()?;

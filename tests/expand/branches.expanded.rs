@@ -92,6 +92,11 @@ const _: () = {
             );
             ::core::option::Option::Some(&DESCRIPTION)
         }
+        fn unreadable_locals(
+            &self,
+        ) -> ::std::vec::Vec<::mrtr::__private::UnreadableLocal> {
+            ::mrtr::__private::probe_machine(self)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,
@@ -139,7 +144,11 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
-        type __MrtrExit = ::mrtr::__private::PlainExit<String>;
+        let __mrtr_exit = {
+            #[allow(unused_imports)]
+            use ::mrtr::__private::{ViaPlainExit as _, ViaResultExit as _};
+            (&::mrtr::__private::ExitProbe::<String>::new()).exit()
+        };
         const __MRTR_LITERALS: &[&str] = &[
             "Detail?",
             "Which?",
@@ -170,8 +179,14 @@ const _: () = {
             S0 { o0: ::core::marker::PhantomData<O0_0> },
             S1 { o0: ::core::marker::PhantomData<O1_0> },
         }
-        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _>> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(__mrtr_probed) = ::mrtr::__private::probe_slot(
+            &__mrtr_slot,
+            &__mrtr_input,
+        ) {
+            return __mrtr_probed;
+        }
+        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_flow: __MrtrFlow<_, _, _, _, _>;
         match __mrtr_input.resume {
             ::core::option::Option::None => {
@@ -220,17 +235,15 @@ const _: () = {
         loop {
             let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut topic } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let __mrtr_in0 = ::mrtr::__private::elicit_input(
                                     ::mrtr::__private::builders::choice("Which?", ["a", "b"]),
                                 );
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Suspend(
                                         match (match ::mrtr::__private::suspend_with(
                                             &mut __mrtr_slot,
@@ -241,7 +254,8 @@ const _: () = {
                                         ) {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -252,7 +266,8 @@ const _: () = {
                                         {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -266,17 +281,15 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B1 { v0: mut topic, v2: mut __mrtr_t2 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 match __mrtr_t2 {
                                     Elicited::Accept(choice) => {
                                         let __mrtr_t1 = choice;
-                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        return ::mrtr::__private::Exit::end(
+                                            __mrtr_exit,
                                             ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
                                                 v0: topic,
                                                 v1: __mrtr_t1,
@@ -284,10 +297,12 @@ const _: () = {
                                         );
                                     }
                                     _ => {
-                                        let __mrtr_t1 = return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                        let __mrtr_t1 = return ::mrtr::__private::Exit::done(
+                                            __mrtr_exit,
                                             "none".to_string(),
                                         );
-                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        return ::mrtr::__private::Exit::end(
+                                            __mrtr_exit,
                                             ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
                                                 v0: topic,
                                                 v1: __mrtr_t1,
@@ -300,23 +315,22 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B2 { v0: mut topic, v1: mut __mrtr_t1 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let choice = __mrtr_t1;
                                 if choice == "a" {
-                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    return ::mrtr::__private::Exit::end(
+                                        __mrtr_exit,
                                         ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B4 {
                                             v0: topic,
                                         }),
                                     );
                                 } else {
                                     let __mrtr_t4 = { choice };
-                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    return ::mrtr::__private::Exit::end(
+                                        __mrtr_exit,
                                         ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
                                             v0: topic,
                                             v4: __mrtr_t4,
@@ -328,15 +342,13 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B3 { v0: mut topic, v4: mut __mrtr_t4 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let choice = __mrtr_t4;
-                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                return ::mrtr::__private::Exit::done(
+                                    __mrtr_exit,
                                     format!("{topic}: {choice}"),
                                 );
                             },
@@ -344,17 +356,15 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B4 { v0: mut topic } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let __mrtr_in0 = ::mrtr::__private::elicit_input(
                                     ::mrtr::__private::builders::text("Detail?"),
                                 );
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Suspend(
                                         match (match ::mrtr::__private::suspend_with(
                                             &mut __mrtr_slot,
@@ -365,7 +375,8 @@ const _: () = {
                                         ) {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -376,7 +387,8 @@ const _: () = {
                                         {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -390,15 +402,13 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B5 { v0: mut topic, v5: mut __mrtr_t5 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let __mrtr_t4 = __mrtr_t5.ok().unwrap_or_default();
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B6 {
                                         v0: topic,
                                         v4: __mrtr_t4,
@@ -409,14 +419,12 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B6 { v0: mut topic, v4: mut __mrtr_t4 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
                                         v0: topic,
                                         v4: __mrtr_t4,
@@ -427,7 +435,7 @@ const _: () = {
                         .await
                 }
             };
-            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+            match ::mrtr::__private::Exit::finish(__mrtr_exit, __mrtr_ended) {
                 ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
                     __mrtr_flow = __mrtr_next;
                 }

@@ -65,6 +65,11 @@ const _: () = {
             );
             ::core::option::Option::Some(&DESCRIPTION)
         }
+        fn unreadable_locals(
+            &self,
+        ) -> ::std::vec::Vec<::mrtr::__private::UnreadableLocal> {
+            ::mrtr::__private::probe_machine(self)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,
@@ -110,7 +115,11 @@ const _: () = {
         ::mrtr::__private::Step<Result<String, ToolError>>,
         ::mrtr::__private::StepError,
     > {
-        type __MrtrExit = ::mrtr::__private::ResultExit<Result<String, ToolError>>;
+        let __mrtr_exit = {
+            #[allow(unused_imports)]
+            use ::mrtr::__private::{ViaPlainExit as _, ViaResultExit as _};
+            (&::mrtr::__private::ExitProbe::<Result<String, ToolError>>::new()).exit()
+        };
         const __MRTR_LITERALS: &[&str] = &["Your name?", "{greeting}, {name}!"];
         enum __MrtrFlow<T0, T1> {
             B0 { v0: T0 },
@@ -127,8 +136,14 @@ const _: () = {
         enum __MrtrState<O0_0> {
             S0 { o0: ::core::marker::PhantomData<O0_0> },
         }
-        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_slot: ::core::option::Option<__MrtrState<_>> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(__mrtr_probed) = ::mrtr::__private::probe_slot(
+            &__mrtr_slot,
+            &__mrtr_input,
+        ) {
+            return __mrtr_probed;
+        }
+        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_flow: __MrtrFlow<_, _>;
         match __mrtr_input.resume {
             ::core::option::Option::None => {
@@ -166,17 +181,15 @@ const _: () = {
         loop {
             let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut greeting } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let __mrtr_in0 = ::mrtr::__private::elicit_input(
                                     ::mrtr::__private::builders::text("Your name?"),
                                 );
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Suspend(
                                         match (match ::mrtr::__private::suspend_with(
                                             &mut __mrtr_slot,
@@ -187,7 +200,8 @@ const _: () = {
                                         ) {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -198,7 +212,8 @@ const _: () = {
                                         {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -212,11 +227,8 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B1 { v0: mut greeting, v1: mut __mrtr_t1 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let name = (match ::mrtr::__private::Branch::branch(
@@ -226,14 +238,16 @@ const _: () = {
                                         __mrtr_value
                                     }
                                     ::core::ops::ControlFlow::Break(__mrtr_residual) => {
-                                        return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                        return ::mrtr::__private::Exit::done(
+                                            __mrtr_exit,
                                             ::mrtr::__private::FromResidual::from_residual(
                                                 __mrtr_residual,
                                             ),
                                         );
                                     }
                                 });
-                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                return ::mrtr::__private::Exit::done(
+                                    __mrtr_exit,
                                     Ok(format!("{greeting}, {name}!")),
                                 );
                             },
@@ -241,7 +255,7 @@ const _: () = {
                         .await
                 }
             };
-            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+            match ::mrtr::__private::Exit::finish(__mrtr_exit, __mrtr_ended) {
                 ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
                     __mrtr_flow = __mrtr_next;
                 }

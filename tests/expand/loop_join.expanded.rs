@@ -107,6 +107,11 @@ const _: () = {
             );
             ::core::option::Option::Some(&DESCRIPTION)
         }
+        fn unreadable_locals(
+            &self,
+        ) -> ::std::vec::Vec<::mrtr::__private::UnreadableLocal> {
+            ::mrtr::__private::probe_machine(self)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,
@@ -152,7 +157,11 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
-        type __MrtrExit = ::mrtr::__private::PlainExit<String>;
+        let __mrtr_exit = {
+            #[allow(unused_imports)]
+            use ::mrtr::__private::{ViaPlainExit as _, ViaResultExit as _};
+            (&::mrtr::__private::ExitProbe::<String>::new()).exit()
+        };
         const __MRTR_LITERALS: &[&str] = &[
             ",",
             "Answer {i}?",
@@ -195,8 +204,14 @@ const _: () = {
                 o1: ::core::marker::PhantomData<O1_1>,
             },
         }
-        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _, _, _, _>> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(__mrtr_probed) = ::mrtr::__private::probe_slot(
+            &__mrtr_slot,
+            &__mrtr_input,
+        ) {
+            return __mrtr_probed;
+        }
+        let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let mut __mrtr_flow: __MrtrFlow<_, _, _, _, _, _>;
         match __mrtr_input.resume {
             ::core::option::Option::None => {
@@ -255,11 +270,8 @@ const _: () = {
         loop {
             let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut count } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let mut answers = Vec::new();
@@ -268,7 +280,8 @@ const _: () = {
                                     use ::mrtr::__private::{ViaCollect as _, ViaStateIter as _};
                                     (&&::mrtr::__private::Probe::new(0..count)).into_stored()
                                 };
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
                                         v1: answers,
                                         v2: __mrtr_t2,
@@ -279,11 +292,8 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B1 { v1: mut answers, v2: mut __mrtr_t2 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let __mrtr_next = ::core::iter::Iterator::next(
@@ -291,7 +301,8 @@ const _: () = {
                                 );
                                 match __mrtr_next {
                                     ::core::option::Option::Some(i) => {
-                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        return ::mrtr::__private::Exit::end(
+                                            __mrtr_exit,
                                             ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
                                                 v1: answers,
                                                 v2: __mrtr_t2,
@@ -300,7 +311,8 @@ const _: () = {
                                         );
                                     }
                                     ::core::option::Option::None => {
-                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        return ::mrtr::__private::Exit::end(
+                                            __mrtr_exit,
                                             ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
                                                 v1: answers,
                                             }),
@@ -312,17 +324,15 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B2 { v1: mut answers, v2: mut __mrtr_t2, v3: mut i } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let __mrtr_in0 = ::mrtr::__private::elicit_input(
                                     ::mrtr::__private::builders::text(format!("Answer {i}?")),
                                 );
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Suspend(
                                         match (match ::mrtr::__private::suspend_with(
                                             &mut __mrtr_slot,
@@ -335,7 +345,8 @@ const _: () = {
                                         ) {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -346,7 +357,8 @@ const _: () = {
                                         {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -360,18 +372,16 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B3 { v1: mut answers } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let __mrtr_in0 = ::mrtr::__private::sample_input(
                                     ::mrtr::__private::builders::prompt("Summarize"),
                                 );
                                 let __mrtr_in1 = ::mrtr::__private::builders::roots();
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Suspend(
                                         match (match (match ::mrtr::__private::suspend_with(
                                             &mut __mrtr_slot,
@@ -384,7 +394,8 @@ const _: () = {
                                         ) {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -395,7 +406,8 @@ const _: () = {
                                         {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -406,7 +418,8 @@ const _: () = {
                                         {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -424,17 +437,15 @@ const _: () = {
                     v2: mut __mrtr_t2,
                     v4: mut __mrtr_t4,
                 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let answer = __mrtr_t4.ok().unwrap_or_default();
                                 if answer == "stop" {
                                     {
-                                        return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                        return ::mrtr::__private::Exit::end(
+                                            __mrtr_exit,
                                             ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
                                                 v1: answers,
                                             }),
@@ -442,7 +453,8 @@ const _: () = {
                                     };
                                 }
                                 answers.push(answer);
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B5 {
                                         v1: answers,
                                         v2: __mrtr_t2,
@@ -453,14 +465,12 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B5 { v1: mut answers, v2: mut __mrtr_t2 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
                                         v1: answers,
                                         v2: __mrtr_t2,
@@ -471,15 +481,13 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B6 { v1: mut answers, v6: mut __mrtr_t6 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let (summary, roots) = __mrtr_t6;
-                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                return ::mrtr::__private::Exit::done(
+                                    __mrtr_exit,
                                     format!(
                                         "{} {} {}", answers.join(","), summary.text(), roots.len()
                                     ),
@@ -489,7 +497,7 @@ const _: () = {
                         .await
                 }
             };
-            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+            match ::mrtr::__private::Exit::finish(__mrtr_exit, __mrtr_ended) {
                 ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
                     __mrtr_flow = __mrtr_next;
                 }

@@ -93,6 +93,11 @@ const _: () = {
             );
             ::core::option::Option::Some(&DESCRIPTION)
         }
+        fn unreadable_locals(
+            &self,
+        ) -> ::std::vec::Vec<::mrtr::__private::UnreadableLocal> {
+            ::mrtr::__private::probe_machine(self)
+        }
         fn step<'a>(
             &'a self,
             run: ::mrtr::__private::Run<'a>,
@@ -138,7 +143,11 @@ const _: () = {
         ::mrtr::__private::Step<String>,
         ::mrtr::__private::StepError,
     > {
-        type __MrtrExit = ::mrtr::__private::PlainExit<String>;
+        let __mrtr_exit = {
+            #[allow(unused_imports)]
+            use ::mrtr::__private::{ViaPlainExit as _, ViaResultExit as _};
+            (&::mrtr::__private::ExitProbe::<String>::new()).exit()
+        };
         const __MRTR_LITERALS: &[&str] = &[
             ",",
             "Keep {name} ({i}, {mode})?",
@@ -178,11 +187,17 @@ const _: () = {
                 o0: ::core::marker::PhantomData<O0_0>,
             },
         }
+        let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _, _, _>> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(__mrtr_probed) = ::mrtr::__private::probe_slot(
+            &__mrtr_slot,
+            &__mrtr_input,
+        ) {
+            return __mrtr_probed;
+        }
         let __mrtr_args: __MrtrArgs = __mrtr_input.parse_arguments()?;
         let __mrtr_state0: State<Audit> = ::mrtr::__private::RequestCx::state::<
             Audit,
         >(__mrtr_input.cx)?;
-        let mut __mrtr_slot: ::core::option::Option<__MrtrState<_, _, _, _>> = ::core::option::Option::None;
         let mut __mrtr_flow: __MrtrFlow<_, _, _, _, _, _, _>;
         match __mrtr_input.resume {
             ::core::option::Option::None => {
@@ -232,11 +247,8 @@ const _: () = {
         loop {
             let __mrtr_ended = match __mrtr_flow {
                 __MrtrFlow::B0 { v0: mut files, v1: mut strict, v2: mut audit } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let mode = if strict { "strict" } else { "lenient" };
@@ -264,7 +276,8 @@ const _: () = {
                                         ),
                                     ),
                                 );
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
                                         v2: audit,
                                         v3: mode,
@@ -282,15 +295,13 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 if ::mrtr::__private::Snapshot::advance(&mut __mrtr_t5) {
-                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    return ::mrtr::__private::Exit::end(
+                                        __mrtr_exit,
                                         ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B2 {
                                             v2: audit,
                                             v3: mode,
@@ -299,7 +310,8 @@ const _: () = {
                                         }),
                                     );
                                 } else {
-                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    return ::mrtr::__private::Exit::end(
+                                        __mrtr_exit,
                                         ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B3 {
                                             v2: audit,
                                             v3: mode,
@@ -317,18 +329,16 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let i = ::mrtr::__private::Slot::view(
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -341,7 +351,8 @@ const _: () = {
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -356,7 +367,8 @@ const _: () = {
                                         format!("Keep {name} ({i}, {mode})?"),
                                     ),
                                 );
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Suspend(
                                         match (match ::mrtr::__private::suspend_with(
                                             &mut __mrtr_slot,
@@ -370,7 +382,8 @@ const _: () = {
                                         ) {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -381,7 +394,8 @@ const _: () = {
                                         {
                                             ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                             ::core::result::Result::Err(__mrtr_err) => {
-                                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                                return ::mrtr::__private::Exit::end(
+                                                    __mrtr_exit,
                                                     ::mrtr::__private::BlockEnd::Fail(
                                                         ::core::convert::From::from(__mrtr_err),
                                                     ),
@@ -395,15 +409,13 @@ const _: () = {
                         .await
                 }
                 __MrtrFlow::B3 { v2: mut audit, v3: mut mode, v4: mut kept } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 audit.record(mode, &kept);
-                                return <__MrtrExit as ::mrtr::__private::Exit>::done(
+                                return ::mrtr::__private::Exit::done(
+                                    __mrtr_exit,
                                     kept.join(","),
                                 );
                             },
@@ -417,18 +429,16 @@ const _: () = {
                     v5: mut __mrtr_t5,
                     v9: mut __mrtr_t9,
                 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let i = ::mrtr::__private::Slot::view(
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -441,7 +451,8 @@ const _: () = {
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -455,7 +466,8 @@ const _: () = {
                                     {
                                         kept.push(name.to_string());
                                     };
-                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    return ::mrtr::__private::Exit::end(
+                                        __mrtr_exit,
                                         ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B5 {
                                             v2: audit,
                                             v3: mode,
@@ -465,7 +477,8 @@ const _: () = {
                                     );
                                 } else {
                                     ();
-                                    return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                    return ::mrtr::__private::Exit::end(
+                                        __mrtr_exit,
                                         ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B5 {
                                             v2: audit,
                                             v3: mode,
@@ -484,18 +497,16 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let i = ::mrtr::__private::Slot::view(
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -508,7 +519,8 @@ const _: () = {
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -518,7 +530,8 @@ const _: () = {
                                         .1,
                                 );
                                 let name = file.trim();
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B6 {
                                         v2: audit,
                                         v3: mode,
@@ -536,18 +549,16 @@ const _: () = {
                     v4: mut kept,
                     v5: mut __mrtr_t5,
                 } => {
-                    ::mrtr::__private::block::<
-                        __MrtrExit,
-                        _,
-                        _,
-                    >(
+                    ::mrtr::__private::block(
+                            __mrtr_exit,
                             __mrtr_flow_type,
                             async {
                                 let i = ::mrtr::__private::Slot::view(
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -560,7 +571,8 @@ const _: () = {
                                     &(*match ::mrtr::__private::Snapshot::current(&__mrtr_t5) {
                                         ::core::result::Result::Ok(__mrtr_ok) => __mrtr_ok,
                                         ::core::result::Result::Err(__mrtr_err) => {
-                                            return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                            return ::mrtr::__private::Exit::end(
+                                                __mrtr_exit,
                                                 ::mrtr::__private::BlockEnd::Fail(
                                                     ::core::convert::From::from(__mrtr_err),
                                                 ),
@@ -569,7 +581,8 @@ const _: () = {
                                     })
                                         .1,
                                 );
-                                return <__MrtrExit as ::mrtr::__private::Exit>::end(
+                                return ::mrtr::__private::Exit::end(
+                                    __mrtr_exit,
                                     ::mrtr::__private::BlockEnd::Next(__MrtrFlow::B1 {
                                         v2: audit,
                                         v3: mode,
@@ -582,7 +595,7 @@ const _: () = {
                         .await
                 }
             };
-            match <__MrtrExit as ::mrtr::__private::Exit>::finish(__mrtr_ended) {
+            match ::mrtr::__private::Exit::finish(__mrtr_exit, __mrtr_ended) {
                 ::mrtr::__private::BlockEnd::Next(__mrtr_next) => {
                     __mrtr_flow = __mrtr_next;
                 }

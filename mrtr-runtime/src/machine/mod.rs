@@ -30,6 +30,7 @@ mod recipe;
 mod reply;
 mod shape;
 mod state_codec;
+pub(crate) mod state_probe;
 mod step_error;
 
 use std::borrow::Cow;
@@ -63,6 +64,7 @@ pub use policy::{ReplayPolicy, TaskSupport};
 pub(crate) use recipe::{RebuildError, Recipe};
 pub use reply::{IntoPromptResult, IntoResourceResult, IntoToolResult, JsonText, ToolError};
 pub use state_codec::{DecodeError, decode_state};
+pub use state_probe::UnreadableLocal;
 pub use step_error::StepError;
 
 /// The future a machine step returns.
@@ -143,6 +145,29 @@ pub trait Machine: Send + Sync + 'static {
     /// ```
     fn describe(&self) -> Option<&SuspensionMap> {
         None
+    }
+
+    /// The locals kept across a suspension whose *types* the state could never read back
+    /// (a `#[serde(flatten)]`, `#[serde(untagged)]`, internally tagged enum or
+    /// `serde_json::Value` inside them), found by reading the state type with made-up
+    /// values before any round runs. `#[mrtr::tool]`, `#[mrtr::prompt]` and
+    /// `#[mrtr::resource]` provide it, and the server's `build()` refuses a machine with
+    /// any; a hand-written machine has none unless it provides one.
+    ///
+    /// ```
+    /// use mrtr_runtime::machine::{Machine, MachineDescriptor, Run, StepFuture};
+    ///
+    /// struct Plain(MachineDescriptor);
+    /// impl Machine for Plain {
+    ///     type Output = String;
+    ///     fn descriptor(&self) -> &MachineDescriptor { &self.0 }
+    ///     fn step<'a>(&'a self, _: Run<'a>) -> StepFuture<'a, String> { unimplemented!() }
+    /// }
+    /// let tool = rmcp::model::Tool::new("plain", "Plain", serde_json::Map::new());
+    /// assert!(Plain(MachineDescriptor::tool(tool, [], 1)).unreadable_locals().is_empty());
+    /// ```
+    fn unreadable_locals(&self) -> Vec<UnreadableLocal> {
+        Vec::new()
     }
 }
 
@@ -561,6 +586,8 @@ impl Run<'_> {
 pub struct Resume {
     state: Vec<u8>,
     answers: Answers,
+    /// Set only for the dry read of the state type (`state_probe`): where its findings go.
+    probe: Option<state_probe::Findings>,
 }
 
 impl Resume {
@@ -572,7 +599,11 @@ impl Resume {
     /// assert!(r.answers().is_empty());
     /// ```
     pub fn new(state: Vec<u8>, answers: Answers) -> Self {
-        Resume { state, answers }
+        Resume {
+            state,
+            answers,
+            probe: None,
+        }
     }
 
     /// Decodes the state as `S` (all bytes must be consumed).

@@ -33,6 +33,17 @@ pub enum BuildError {
         /// The tool or prompt name, or the resource URI.
         machine: String,
     },
+    /// A machine keeps a local across a suspension whose type the state could never read
+    /// back (found before any round runs; see
+    /// [`Machine::unreadable_locals`](crate::machine::Machine::unreadable_locals)).
+    #[error("`{machine}`: {local}")]
+    UnreadableLocal {
+        /// The tool or prompt name, or the resource URI.
+        machine: String,
+        /// The local, where inside it, and the fix.
+        #[source]
+        local: crate::machine::UnreadableLocal,
+    },
     /// A per-tool setting names a tool that is not registered.
     #[error(
         "`{knob}` names the tool `{tool}`, which is not registered on this server; register it with `.tool(...)` or fix the name"

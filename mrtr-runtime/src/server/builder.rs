@@ -38,6 +38,22 @@ pub(super) fn check_states<'a>(
     Ok(())
 }
 
+/// No machine keeps a local whose type the state could never read back (see
+/// [`Machine::unreadable_locals`]): refused here, before any round's side effects.
+pub(super) fn check_storable<O: Send + 'static>(
+    machines: &Registry<dyn Machine<Output = O>>,
+) -> Result<(), BuildError> {
+    for machine in machines.iter() {
+        if let Some(local) = machine.unreadable_locals().into_iter().next() {
+            return Err(BuildError::UnreadableLocal {
+                machine: machine.descriptor().name().to_string(),
+                local,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Configures an [`McpServer`].
 ///
 /// ```
@@ -506,6 +522,9 @@ impl McpServerBuilder {
             .chain(self.resources.iter().map(|m| m.descriptor()));
         let descriptors: Vec<&MachineDescriptor> = descriptors.collect();
         check_states(descriptors.iter().copied(), &self.states)?;
+        check_storable(&self.tools)?;
+        check_storable(&self.prompts)?;
+        check_storable(&self.resources)?;
         let mut overridden: Vec<&String> = self.round_timeouts.keys().collect();
         overridden.sort();
         if let Some(tool) = overridden

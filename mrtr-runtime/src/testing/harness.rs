@@ -566,6 +566,12 @@ impl Harness {
                 None,
             )));
         }
+        if let Some(local) = machine.unreadable_locals().into_iter().next() {
+            return Err(refused(ErrorData::internal_error(
+                format!("`{}`: {local}", machine.descriptor().name()),
+                None,
+            )));
+        }
         let arguments: JsonObject = match arguments {
             Value::Object(map) => map,
             Value::Null => JsonObject::new(),

@@ -184,11 +184,11 @@ impl Gen<'_> {
         // In an `async` block whose output is the body's return type wrapped (see
         // `::mrtr::__private::Exit`): a `return`/`?` from another macro's expansion then
         // ends the body with its own value, as in the plain function.
-        let exit = Ident::new("__MrtrExit", Span::mixed_site());
+        let exit = crate::machine::exit::exit_value();
         let flow_type = Ident::new("__mrtr_flow_type", Span::mixed_site());
         quote! {
             __MrtrFlow::#name { #(#bindings),* } => {
-                ::mrtr::__private::block::<#exit, _, _>(#flow_type, async { #body }).await
+                ::mrtr::__private::block(#exit, #flow_type, async { #body }).await
             }
         }
     }

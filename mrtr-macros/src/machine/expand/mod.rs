@@ -412,6 +412,10 @@ fn machine_impl(
                 ::core::option::Option::Some(&DESCRIPTION)
             }
 
+            fn unreadable_locals(&self) -> ::std::vec::Vec<::mrtr::__private::UnreadableLocal> {
+                ::mrtr::__private::probe_machine(self)
+            }
+
             fn step<'a>(
                 &'a self,
                 run: ::mrtr::__private::Run<'a>,
@@ -429,16 +433,6 @@ fn machine_impl(
             }
         }
     }
-}
-
-/// Whether the body returns a `Result` (`Result<T, E>`, `anyhow::Result<T>`,
-/// `io::Result<T>`): its blocks then end in `Result<_, E>`, so a `return Err(e)` or `?` from
-/// another macro's expansion type-checks as written. Any other type (or an alias of
-/// `Result` under another name) ends in `BlockEnd<R, _>`.
-fn returns_result(ret: &syn::Type) -> bool {
-    matches!(ret, syn::Type::Path(path)
-        if path.qself.is_none()
-            && path.path.segments.last().is_some_and(|last| last.ident == "Result"))
 }
 
 /// `__MRTR_LITERALS`: the only `&'static str` values a state may hold (see
@@ -502,12 +496,7 @@ fn run_fn(
         .collect();
     let items = &cfg.items;
     let serde_path = "::mrtr::__private::serde";
-    let exit = Ident::new("__MrtrExit", Span::mixed_site());
-    let exit_kind = if returns_result(ret) {
-        quote!(::mrtr::__private::ResultExit)
-    } else {
-        quote!(::mrtr::__private::PlainExit)
-    };
+    let exit = crate::machine::exit::exit_value();
     let dispatch = dispatch_loop(&exit, &blocks);
     let literal_table = literal_table(cfg, function, literals);
     quote! {
@@ -522,8 +511,13 @@ fn run_fn(
         ) -> ::core::result::Result<::mrtr::__private::Step<#ret>, ::mrtr::__private::StepError> {
             #(#items)*
 
-            // How each block's `async` block ends, for the body's return type.
-            type #exit = #exit_kind<#ret>;
+            // How each block's `async` block ends: picked from the body's return type
+            // itself, so a `Result` under any alias lets `bail!`/`?` end the body.
+            let #exit = {
+                #[allow(unused_imports)]
+                use ::mrtr::__private::{ViaPlainExit as _, ViaResultExit as _};
+                (&::mrtr::__private::ExitProbe::<#ret>::new()).exit()
+            };
 
             #literal_table
 
@@ -533,10 +527,17 @@ fn run_fn(
             #[serde(crate = #serde_path, bound(serialize = #serialize_bound, deserialize = #deserialize_bound))]
             enum __MrtrState<#(#all_state_generics),*> { #(#state_variants),* }
 
-            let __mrtr_args: __MrtrArgs = #input.parse_arguments()?;
-            #round_locals
             let mut __mrtr_slot: ::core::option::Option<__MrtrState<#(#state_holes),*>> =
                 ::core::option::Option::None;
+            // The server's dry read of the state type (`Machine::unreadable_locals`), before
+            // anything of the body, its arguments or its states.
+            if let ::core::option::Option::Some(__mrtr_probed) =
+                ::mrtr::__private::probe_slot(&__mrtr_slot, &#input)
+            {
+                return __mrtr_probed;
+            }
+            let __mrtr_args: __MrtrArgs = #input.parse_arguments()?;
+            #round_locals
             let mut __mrtr_flow: __MrtrFlow<#(#flow_holes),*>;
             match #input.resume {
                 ::core::option::Option::None => {
@@ -562,8 +563,9 @@ fn run_fn(
 }
 
 /// The dispatch loop: runs the current block in its `async` block and moves to the next
-/// until the body finishes, suspends or fails. `exit` is the body's [`returns_result`]
-/// kind; each block reads `__mrtr_flow_type` to pin its flow's type.
+/// until the body finishes, suspends or fails. `exit` is the local holding the body's
+/// exit (a `Result` or not, from its return type); each block reads `__mrtr_flow_type` to
+/// pin its flow's type.
 fn dispatch_loop(exit: &Ident, blocks: &[TokenStream]) -> TokenStream {
     let ended = Ident::new("__mrtr_ended", Span::mixed_site());
     let flow_type = Ident::new("__mrtr_flow_type", Span::mixed_site());
@@ -573,7 +575,7 @@ fn dispatch_loop(exit: &Ident, blocks: &[TokenStream]) -> TokenStream {
             let #ended = match __mrtr_flow {
                 #(#blocks)*
             };
-            match <#exit as ::mrtr::__private::Exit>::finish(#ended) {
+            match ::mrtr::__private::Exit::finish(#exit, #ended) {
                 ::mrtr::__private::BlockEnd::Next(__mrtr_next) => __mrtr_flow = __mrtr_next,
                 ::mrtr::__private::BlockEnd::Done(__mrtr_value) => {
                     return ::core::result::Result::Ok(::mrtr::__private::Step::Done(__mrtr_value));
