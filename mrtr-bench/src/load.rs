@@ -175,7 +175,10 @@ pub async fn flow_questions(
         let result = post(client, url, scenario, &request_body(scenario, retry.take())).await?;
         match next_retry(&result, request_number)? {
             Some(next) => {
-                let asked = result["inputRequests"].as_object().cloned().unwrap_or_default();
+                let asked = result["inputRequests"]
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
                 rounds.push(asked.into_iter().map(|(_, request)| request).collect());
                 retry = Some(next);
             }

@@ -16,31 +16,24 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 /// The parts of a round, each with the function-name patterns whose inclusive cost it sums.
+/// They name the entry points of today's served path (`HttpServing`: mrtr's gate, then
+/// rmcp's `StreamableHttpService`); a new path needs its own.
 pub const PARTS: &[(&str, &[&str])] = &[
-    // The JSON-RPC body into values: mrtr's gate, then rmcp's message types.
+    // The JSON-RPC body into values: the gate's `Value` parse (`from_slice` inlined into
+    // `from_trait`), then rmcp's message types (`from_slice`).
     (
         "parse",
-        &[
-            "serde_json::de::from_slice",
-            "serde_json::de::from_str",
-            "serde_json::de::from_trait",
-        ],
+        &["serde_json::de::from_slice", "serde_json::de::from_trait"],
     ),
-    // The sealed requestState: base64, AEAD open, envelope decode, binding check.
-    ("open", &["StateSealer::open"]),
-    // The tool's machine run for this round, and what the engine does around it.
-    ("step", &["server::unwind::"]),
-    // The next requestState: envelope encode, AEAD seal, base64.
-    ("seal", &["StateSealer::seal"]),
-    // The response body: JSON serialization.
-    (
-        "write",
-        &[
-            "serde_json::ser::to_vec",
-            "serde_json::ser::to_writer",
-            "serde_json::ser::to_string",
-        ],
-    ),
+    // The sealed requestState opened (base64, AEAD, envelope, binding) and the pending
+    // requests and answers restored from it.
+    ("open", &["StateSealer::open", "Mrtr::resumed"]),
+    // The tool's machine run for this round, and the engine's bookkeeping around it.
+    ("step", &["server::round::step_round"]),
+    // The next requestState: pending requests encoded, envelope, AEAD seal, base64.
+    ("seal", &["Mrtr::seal"]),
+    // The response: rmcp's JSON-RPC message serialized.
+    ("write", &["JsonRpcMessage<Req,Resp,Noti>>::serialize"]),
 ];
 
 /// One profiled scenario: instructions per request, by part.
@@ -167,9 +160,9 @@ mod tests {
 --------\n\
 Ir\n\
 10,000 (100.0%)  PROGRAM TOTALS\n\
- 3,000  ???:mrtr_runtime::server::unwind::run_step [x]\n\
- 2,000  ???:mrtr_runtime::server::unwind::run_step::{{closure}} [x]\n\
-   500  ???:mrtr_runtime::token::sealer::StateSealer::seal [x]\n";
+ 3,000  ???:mrtr_runtime::server::round::step_round [x]\n\
+ 2,000  ???:mrtr_runtime::server::round::step_round::{{closure}} [x]\n\
+   500  ???:mrtr_runtime::server::mrtr::Mrtr::seal [x]\n";
         let split = split(annotate, "wizard", 10).unwrap();
         let part = |name: &str| split.parts.iter().find(|(p, _)| p == name).unwrap().1;
         assert_eq!(part("step"), 300.0);

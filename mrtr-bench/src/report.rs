@@ -91,7 +91,9 @@ const MAIN_ORDER: &[&str] = &["mrtr", "rmcp", "fly", "python"];
 const FLOOR: &str = "floor";
 
 fn is_secondary(label: &str) -> bool {
-    EXTRA_IMPLEMENTATIONS.iter().any(|(extra, _)| *extra == label)
+    EXTRA_IMPLEMENTATIONS
+        .iter()
+        .any(|(extra, _)| *extra == label)
 }
 
 /// The servers of the main table: `MAIN_ORDER` first, then the others seen.
@@ -198,7 +200,11 @@ fn render_loads(lines: &[LoadLine], out: &mut String) {
         }
         for label in &labels {
             let rss = group(label).median(|l| l.server_peak_rss_kib.map(|k| k as f64 / 1024.0));
-            let _ = write!(row, " {} |", rss.map_or("–".into(), |mib| format!("{mib:.1}")));
+            let _ = write!(
+                row,
+                " {} |",
+                rss.map_or("–".into(), |mib| format!("{mib:.1}"))
+            );
         }
         let _ = writeln!(out, "{row}");
     }

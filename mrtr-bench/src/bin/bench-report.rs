@@ -78,7 +78,10 @@ fn profile_split(scenario: &str, requests: &str) -> ExitCode {
     };
     match mrtr_bench::profile::split(&annotate, scenario, requests) {
         Ok(split) => {
-            println!("{}", serde_json::to_string(&split).expect("a split serializes"));
+            println!(
+                "{}",
+                serde_json::to_string(&split).expect("a split serializes")
+            );
             ExitCode::SUCCESS
         }
         Err(error) => {

@@ -47,8 +47,7 @@ async fn main() -> ExitCode {
 
 /// Waits for SIGTERM or Ctrl-C.
 async fn stopped() -> std::io::Result<()> {
-    let mut terminate =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         _ = terminate.recv() => Ok(()),
         interrupted = tokio::signal::ctrl_c() => interrupted,
