@@ -163,8 +163,8 @@ Ir\n\
  3,000  ???:mrtr_runtime::server::round::step_round [x]\n\
  2,000  ???:mrtr_runtime::server::round::step_round::{{closure}} [x]\n\
    500  ???:mrtr_runtime::server::mrtr::Mrtr::seal [x]\n";
-        let split = split(annotate, "wizard", 10).unwrap();
-        let part = |name: &str| split.parts.iter().find(|(p, _)| p == name).unwrap().1;
+        let result = split(annotate, "wizard", 10).unwrap();
+        let part = |name: &str| result.parts.iter().find(|(p, _)| p == name).unwrap().1;
         assert_eq!(part("step"), 300.0);
         assert_eq!(part("seal"), 50.0);
         assert_eq!(part("open"), 0.0);
