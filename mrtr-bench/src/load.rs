@@ -154,6 +154,43 @@ pub async fn drive_flow(
     Err(format!("the flow asked more than {MAX_ROUNDS} rounds"))
 }
 
+/// The input requests of every round of one flow of `scenario` (each round's in key
+/// order), answered as [`drive_flow`] answers them: what a server asks, to compare servers.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), String> {
+/// let client = reqwest::Client::new();
+/// let rounds = mrtr_bench::load::flow_questions(&client, "http://127.0.0.1:18081/mcp", "survey:2".parse().unwrap()).await?;
+/// assert_eq!(rounds.len(), 2);
+/// # Ok(()) }
+/// ```
+pub async fn flow_questions(
+    client: &reqwest::Client,
+    url: &str,
+    scenario: Scenario,
+) -> Result<Vec<Vec<Value>>, String> {
+    let mut rounds = Vec::new();
+    let mut retry = None;
+    for request_number in 1..=MAX_ROUNDS {
+        let result = post(client, url, scenario, &request_body(scenario, retry.take())).await?;
+        match next_retry(&result, request_number)? {
+            Some(next) => {
+                let asked = result["inputRequests"]
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default();
+                rounds.push(asked.into_iter().map(|(_, request)| request).collect());
+                retry = Some(next);
+            }
+            None => {
+                check_result(scenario, &result)?;
+                return Ok(rounds);
+            }
+        }
+    }
+    Err(format!("the flow asked more than {MAX_ROUNDS} rounds"))
+}
+
 /// The `tools/call` of `scenario`, retrying with `retry`'s answers and state when given.
 fn request_body(scenario: Scenario, retry: Option<(Value, String)>) -> Value {
     let mut params = json!({

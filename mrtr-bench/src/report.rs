@@ -1,5 +1,6 @@
 //! Turns the JSON lines of `flowload` runs (and callgrind counts) into Markdown tables with
-//! both implementations side by side and their ratios.
+//! every server side by side, the transport floor, and `mrtr`'s ratios to the fastest other
+//! server and to rmcp — ready to paste into `docs/performance.md`.
 
 use std::fmt::Write as _;
 
@@ -16,8 +17,6 @@ struct LoadLine {
     server_cpu_us_per_flow: Option<f64>,
     state_bytes_median: Option<usize>,
     server_peak_rss_kib: Option<u64>,
-    #[serde(default)]
-    server_rss_anon_kib: Option<u64>,
 }
 
 /// One callgrind count, written by `scripts/bench-vs-rmcp --callgrind`.
@@ -40,7 +39,8 @@ struct ReplayLine {
     server_cpu_us_per_request: Option<f64>,
 }
 
-/// Renders every table the lines allow: HTTP runs, replayed requests, then callgrind counts.
+/// Renders every table the lines allow: HTTP runs, replayed requests, callgrind counts, then
+/// profile splits.
 ///
 /// ```
 /// let lines = [
@@ -48,14 +48,20 @@ struct ReplayLine {
 ///     r#"{"label":"rmcp","scenario":"wizard","concurrency":8,"requests_per_flow":4.0,"server_cpu_us_per_flow":200.0,"state_bytes_median":90,"server_peak_rss_kib":8000}"#,
 /// ];
 /// let table = mrtr_bench::report::render(lines.iter().map(|l| serde_json::from_str(l).unwrap())).unwrap();
-/// assert!(table.contains("| wizard | 8 | 4 | 300 | 200 | 1.50× | 390 | 90 | +300 |"));
+/// assert!(table.contains("| wizard | 8 | 4 | 300 | 200 | 1.50× | 1.50× | 390 | 90 | 8.8 | 7.8 |"));
 /// ```
 pub fn render(lines: impl IntoIterator<Item = Value>) -> Result<String, String> {
     let mut loads = Vec::new();
     let mut counts = Vec::new();
     let mut replays = Vec::new();
+    let mut splits = Vec::new();
     for line in lines {
-        if line.get("server_cpu_us_per_request").is_some() {
+        if line.get("profile").is_some() {
+            splits.push(
+                crate::profile::ProfileSplit::deserialize(&line)
+                    .map_err(|e| format!("{e}: {line}"))?,
+            );
+        } else if line.get("server_cpu_us_per_request").is_some() {
             replays.push(ReplayLine::deserialize(&line).map_err(|e| format!("{e}: {line}"))?);
         } else if line.get("instructions").is_some() {
             counts.push(CallgrindLine::deserialize(&line).map_err(|e| format!("{e}: {line}"))?);
@@ -73,138 +79,168 @@ pub fn render(lines: impl IntoIterator<Item = Value>) -> Result<String, String> 
     if !counts.is_empty() {
         render_counts(&counts, &mut out);
     }
+    crate::profile::render(&splits, &mut out);
     Ok(out)
 }
 
-fn render_loads(lines: &[LoadLine], out: &mut String) {
-    let _ = writeln!(
-        out,
-        "| scenario | concurrency | HTTP requests/flow | mrtr CPU-µs/flow (median, range) | rmcp CPU-µs/flow | ratio | mrtr requestState B/round (median) | rmcp | difference | mrtr peak RSS KiB | rmcp peak RSS KiB | mrtr anon RSS KiB | rmcp anon RSS KiB |"
-    );
-    let _ = writeln!(
-        out,
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    );
-    for (scenario, concurrency) in groups(lines) {
-        let runs = |label: &str| -> Vec<&LoadLine> {
-            lines
-                .iter()
-                .filter(|l| {
-                    l.label == label && l.scenario == scenario && l.concurrency == concurrency
-                })
-                .collect()
-        };
-        let (mrtr, rmcp) = (runs("mrtr"), runs("rmcp"));
-        let requests = mrtr
-            .iter()
-            .chain(&rmcp)
-            .map(|l| l.requests_per_flow)
-            .next()
-            .unwrap_or(0.0);
-        let cpu = |runs: &[&LoadLine]| {
-            median_f64(
-                runs.iter()
-                    .filter_map(|l| l.server_cpu_us_per_flow)
-                    .collect(),
-            )
-        };
-        let state = |runs: &[&LoadLine]| {
-            median_f64(
-                runs.iter()
-                    .filter_map(|l| l.state_bytes_median.map(|b| b as f64))
-                    .collect(),
-            )
-        };
-        let rss = |runs: &[&LoadLine]| {
-            median_f64(
-                runs.iter()
-                    .filter_map(|l| l.server_peak_rss_kib.map(|k| k as f64))
-                    .collect(),
-            )
-        };
-        let anon = |runs: &[&LoadLine]| {
-            median_f64(
-                runs.iter()
-                    .filter_map(|l| l.server_rss_anon_kib.map(|k| k as f64))
-                    .collect(),
-            )
-        };
-        let (mrtr_cpu, rmcp_cpu) = (cpu(&mrtr), cpu(&rmcp));
-        let (mrtr_state, rmcp_state) = (state(&mrtr), state(&rmcp));
-        let _ = writeln!(
-            out,
-            "| {scenario} | {concurrency} | {requests} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            with_range(
-                mrtr_cpu,
-                &mrtr
-                    .iter()
-                    .filter_map(|l| l.server_cpu_us_per_flow)
-                    .collect::<Vec<_>>()
-            ),
-            with_range(
-                rmcp_cpu,
-                &rmcp
-                    .iter()
-                    .filter_map(|l| l.server_cpu_us_per_flow)
-                    .collect::<Vec<_>>()
-            ),
-            ratio(mrtr_cpu, rmcp_cpu),
-            number(mrtr_state),
-            number(rmcp_state),
-            mrtr_state
-                .zip(rmcp_state)
-                .map_or("–".into(), |(m, r)| format!("{:+.0}", m - r)),
-            number(rss(&mrtr)),
-            number(rss(&rmcp)),
-            number(anon(&mrtr)),
-            number(anon(&rmcp)),
-        );
+/// The servers a main table compares, in this order when present; any other label that is
+/// not secondary joins them after, in order of appearance.
+const MAIN_ORDER: &[&str] = &["mrtr", "rmcp", "fly", "python"];
+
+/// The transport floor's label.
+const FLOOR: &str = "floor";
+
+fn is_secondary(label: &str) -> bool {
+    EXTRA_IMPLEMENTATIONS
+        .iter()
+        .any(|(extra, _)| *extra == label)
+}
+
+/// The servers of the main table: `MAIN_ORDER` first, then the others seen.
+fn main_labels(lines: &[LoadLine]) -> Vec<&str> {
+    let mut labels: Vec<&str> = MAIN_ORDER
+        .iter()
+        .copied()
+        .filter(|label| lines.iter().any(|line| line.label == *label))
+        .collect();
+    for line in lines {
+        let label = line.label.as_str();
+        if label != FLOOR && !is_secondary(label) && !labels.contains(&label) {
+            labels.push(label);
+        }
     }
+    labels
+}
+
+/// One (scenario, concurrency) group's runs of one server.
+struct Runs<'a> {
+    lines: Vec<&'a LoadLine>,
+}
+
+impl Runs<'_> {
+    fn values(&self, read: impl Fn(&LoadLine) -> Option<f64>) -> Vec<f64> {
+        self.lines.iter().filter_map(|line| read(line)).collect()
+    }
+
+    fn cpu(&self) -> Vec<f64> {
+        self.values(|l| l.server_cpu_us_per_flow)
+    }
+
+    fn median(&self, read: impl Fn(&LoadLine) -> Option<f64>) -> Option<f64> {
+        median_f64(self.values(read))
+    }
+}
+
+fn runs<'a>(lines: &'a [LoadLine], label: &str, scenario: &str, concurrency: usize) -> Runs<'a> {
+    Runs {
+        lines: lines
+            .iter()
+            .filter(|l| l.label == label && l.scenario == scenario && l.concurrency == concurrency)
+            .collect(),
+    }
+}
+
+/// The main table: server CPU-µs per completed flow for the floor and every server, mrtr's
+/// ratio to the fastest other server and to rmcp, then state bytes and peak RSS.
+fn render_loads(lines: &[LoadLine], out: &mut String) {
+    let labels = main_labels(lines);
+    let with_floor = lines.iter().any(|line| line.label == FLOOR);
+    let others: Vec<&str> = labels.iter().copied().filter(|l| *l != "mrtr").collect();
+    let _ = writeln!(
+        out,
+        "Server CPU-µs per completed flow (median of the repetitions, range in brackets), \
+         `requestState` bytes per round (median) and peak RSS (MiB):\n"
+    );
+    let mut header = String::from("| scenario | c | requests/flow |");
+    let mut rule = String::from("|---|---:|---:|");
+    if with_floor {
+        header.push_str(" floor |");
+        rule.push_str("---:|");
+    }
+    for label in &labels {
+        let _ = write!(header, " {label} |");
+        rule.push_str("---:|");
+    }
+    header.push_str(" mrtr ÷ fastest other | mrtr ÷ rmcp |");
+    rule.push_str("---:|---:|");
+    for label in &labels {
+        let _ = write!(header, " {label} state B |");
+        rule.push_str("---:|");
+    }
+    for label in &labels {
+        let _ = write!(header, " {label} RSS |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for (scenario, concurrency) in groups(lines) {
+        let group = |label: &str| runs(lines, label, &scenario, concurrency);
+        let requests = lines
+            .iter()
+            .find(|l| l.scenario == scenario && l.concurrency == concurrency)
+            .map_or(0.0, |l| l.requests_per_flow);
+        let mut row = format!("| {scenario} | {concurrency} | {requests} |");
+        if with_floor {
+            let floor = group(FLOOR).cpu();
+            let _ = write!(row, " {} |", with_range(median_f64(floor.clone()), &floor));
+        }
+        for label in &labels {
+            let cpu = group(label).cpu();
+            let _ = write!(row, " {} |", with_range(median_f64(cpu.clone()), &cpu));
+        }
+        let mrtr = median_f64(group("mrtr").cpu());
+        let fastest = others
+            .iter()
+            .filter_map(|label| median_f64(group(label).cpu()))
+            .min_by(f64::total_cmp);
+        let rmcp = median_f64(group("rmcp").cpu());
+        let _ = write!(row, " {} | {} |", ratio(mrtr, fastest), ratio(mrtr, rmcp));
+        for label in &labels {
+            let state = group(label).median(|l| l.state_bytes_median.map(|b| b as f64));
+            let _ = write!(row, " {} |", number(state));
+        }
+        for label in &labels {
+            let rss = group(label).median(|l| l.server_peak_rss_kib.map(|k| k as f64 / 1024.0));
+            let _ = write!(
+                row,
+                " {} |",
+                rss.map_or("–".into(), |mib| format!("{mib:.1}"))
+            );
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    render_secondary(lines, out);
+}
+
+/// A table of its own for each secondary server, compared with rmcp and with mrtr.
+fn render_secondary(lines: &[LoadLine], out: &mut String) {
     for (label, what) in EXTRA_IMPLEMENTATIONS {
         if !lines.iter().any(|line| line.label == *label) {
             continue;
         }
         let _ = writeln!(
             out,
-            "\nFor information, `{label}` ({what}):\n\n| scenario | concurrency | {label} CPU-µs/flow (median, range) | {label} vs rmcp | mrtr vs {label} | {label} peak RSS KiB |\n|---|---:|---:|---:|---:|---:|"
+            "\nFor information, `{label}` ({what}):\n\n| scenario | c | {label} CPU-µs/flow | {label} ÷ rmcp | mrtr ÷ {label} | {label} peak RSS KiB |\n|---|---:|---:|---:|---:|---:|"
         );
         for (scenario, concurrency) in groups(lines) {
-            let runs = |label: &str| -> Vec<&LoadLine> {
-                lines
-                    .iter()
-                    .filter(|l| {
-                        l.label == label && l.scenario == scenario && l.concurrency == concurrency
-                    })
-                    .collect()
-            };
-            let cpu = |label: &str| -> Vec<f64> {
-                runs(label)
-                    .iter()
-                    .filter_map(|l| l.server_cpu_us_per_flow)
-                    .collect()
-            };
-            let extra_cpu = cpu(label);
-            let extra_rss = runs(label)
-                .iter()
-                .filter_map(|l| l.server_peak_rss_kib.map(|k| k as f64))
-                .collect();
+            let group = |label: &str| runs(lines, label, &scenario, concurrency);
+            let extra = group(label).cpu();
             let _ = writeln!(
                 out,
                 "| {scenario} | {concurrency} | {} | {} | {} | {} |",
-                with_range(median_f64(extra_cpu.clone()), &extra_cpu),
-                ratio(median_f64(extra_cpu.clone()), median_f64(cpu("rmcp"))),
-                ratio(median_f64(cpu("mrtr")), median_f64(extra_cpu)),
-                number(median_f64(extra_rss)),
+                with_range(median_f64(extra.clone()), &extra),
+                ratio(median_f64(extra.clone()), median_f64(group("rmcp").cpu())),
+                ratio(median_f64(group("mrtr").cpu()), median_f64(extra)),
+                number(group(label).median(|l| l.server_peak_rss_kib.map(|k| k as f64))),
             );
         }
     }
 }
 
-/// Implementations run besides the two compared, each reported in a table of its own.
+/// Servers run besides the compared ones, each reported in a table of its own.
 const EXTRA_IMPLEMENTATIONS: &[(&str, &str)] = &[
     (
-        "mrtr-prod",
-        "`mrtr::server::http::HttpServing`, production defaults",
+        "mrtr-service",
+        "the `mrtr` tools served through rmcp's `StreamableHttpService` exactly as `rmcp` is: the engine with the HTTP layer held equal",
     ),
     (
         "rmcp-meta",
@@ -382,8 +418,27 @@ mod tests {
         let table = render(lines).unwrap();
         assert!(
             table.contains(
-                "| survey:1 | 64 | 2 | 130 (120–150) | 90 (80–100) | 1.44× | 100 | 100 | +0 |"
+                "| survey:1 | 64 | 2 | 130 (120–150) | 90 (80–100) | 1.44× | 1.44× | 100 | 100 | 4.9 | 4.9 |"
             ),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn the_floor_comes_first_and_the_fastest_other_server_is_found() {
+        let lines = [
+            load("fly", 60.0),
+            load("mrtr", 120.0),
+            load("floor", 30.0),
+            load("rmcp", 80.0),
+        ];
+        let table = render(lines).unwrap();
+        assert!(
+            table.contains("| scenario | c | requests/flow | floor | mrtr | rmcp | fly | mrtr ÷ fastest other | mrtr ÷ rmcp |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| survey:1 | 64 | 2 | 30 | 120 | 80 | 60 | 2.00× | 1.50× |"),
             "{table}"
         );
     }
@@ -400,7 +455,9 @@ mod tests {
             table.contains("| survey:1 | 64 | 100 | 1.25× | 1.20× | 5000 |"),
             "{table}"
         );
-        assert!(!table.contains("`mrtr-prod`"), "{table}");
+        assert!(!table.contains("`mrtr-service`"), "{table}");
+        // A secondary server is not "the fastest other": mrtr ÷ rmcp only.
+        assert!(table.contains("| 120 | 80 | 1.50× | 1.50× |"), "{table}");
     }
 
     #[test]

@@ -1,9 +1,19 @@
 //! Serving the benchmarked tools over Streamable HTTP on 127.0.0.1.
 //!
-//! `mrtr` and `rmcp` go through one function, [`serve_handler`]: rmcp's
-//! `StreamableHttpService` with `NeverSessionManager`, JSON responses, stateless, on axum
-//! with `TCP_NODELAY` — so only the tool implementation differs. `mrtr-prod` serves the
-//! `mrtr` tools through `mrtr::server::http::HttpServing` instead, for information.
+//! Each server is served the way its users serve it:
+//!
+//! - `mrtr`: the `#[mrtr::tool]` functions behind `mrtr::server::http::HttpServing` with its
+//!   documented defaults — the README's server (`mrtr::server::http::serve`), bound to a
+//!   port of our choosing;
+//! - `rmcp`: the hand-written rmcp handler through rmcp's `StreamableHttpService`
+//!   ([`serve_handler`]: `NeverSessionManager`, JSON responses, stateless, axum,
+//!   `TCP_NODELAY`), as a careful rmcp author serves a 2026-07-28 server;
+//! - `fly`: the FlyMCPRust twin ([`crate::fly_tools`]) on its own hyper transport;
+//! - `floor`: precomputed bytes on bare hyper ([`crate::floor`]), the transport's limit.
+//!
+//! Secondary: `mrtr-service` serves the `mrtr` tools through [`serve_handler`] exactly as
+//! `rmcp` is served (what the engine costs with the HTTP layer held equal), and `rmcp-meta`
+//! is `rmcp` also stamping `_meta.serverInfo` as `mrtr` does.
 
 use std::io;
 use std::net::SocketAddr;
@@ -27,16 +37,21 @@ use crate::hand_written::HandWritten;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Implementation {
-    /// `#[mrtr::tool]` functions behind `McpServer`, served like `rmcp`.
+    /// `#[mrtr::tool]` functions behind `mrtr::server::http::HttpServing` with its
+    /// defaults (body and connection budgets, Origin/Host checks, legacy sessions on).
     Mrtr,
+    /// `#[mrtr::tool]` functions behind `McpServer`, served through rmcp's service exactly
+    /// like `rmcp` (secondary: isolates the engine from mrtr's HTTP layer).
+    MrtrService,
     /// The hand-written rmcp `ServerHandler`.
     Rmcp,
     /// The hand-written rmcp `ServerHandler`, also putting `serverInfo` in every result's
     /// `_meta` as `mrtr` does (2026-07-28's SHOULD): the same wire obligations.
     RmcpMeta,
-    /// `#[mrtr::tool]` functions behind `mrtr::server::http::HttpServing` (its production
-    /// defaults: body limits, Origin/Host checks, legacy sessions).
-    MrtrProd,
+    /// The FlyMCPRust 0.1.1 twin on FlyMCPRust's own HTTP transport and defaults.
+    Fly,
+    /// Precomputed replies on bare hyper: the transport floor.
+    Floor,
 }
 
 /// A server running in this process; dropped, it stops.
@@ -77,7 +92,7 @@ pub async fn start(implementation: Implementation, addr: SocketAddr) -> io::Resu
         ));
     }
     let (bound, task) = match implementation {
-        Implementation::Mrtr => serve_handler(macro_tools_server()?, addr).await?,
+        Implementation::MrtrService => serve_handler(macro_tools_server()?, addr).await?,
         Implementation::Rmcp => {
             serve_handler(HandWritten::new().map_err(io::Error::other)?, addr).await?
         }
@@ -85,10 +100,12 @@ pub async fn start(implementation: Implementation, addr: SocketAddr) -> io::Resu
             let handler = HandWritten::new().map_err(io::Error::other)?;
             serve_handler(handler.stamping_server_info(), addr).await?
         }
-        Implementation::MrtrProd => {
+        Implementation::Fly => crate::fly_tools::serve(addr).await?,
+        Implementation::Floor => crate::floor::serve(addr).await?,
+        Implementation::Mrtr => {
+            // The defaults, untouched: loopback clients (the load generator) are not
+            // counted against `max_connections_per_address`.
             let bound = mrtr::server::http::HttpServing::new(macro_tools_server()?)
-                // The load generator is one client address opening `concurrency` connections.
-                .max_connections_per_address(usize::MAX)
                 .bind(addr)
                 .await?;
             let local = bound.local_addr();

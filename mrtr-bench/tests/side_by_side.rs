@@ -23,8 +23,10 @@ const SCENARIOS: [Scenario; 4] = [
 async fn every_scenario_is_verified_over_http_on_each_implementation() {
     for implementation in [
         Implementation::Mrtr,
+        Implementation::MrtrService,
         Implementation::Rmcp,
-        Implementation::MrtrProd,
+        Implementation::Fly,
+        Implementation::Floor,
     ] {
         let server = start(implementation, "127.0.0.1:0".parse().unwrap())
             .await
@@ -146,5 +148,62 @@ fn in_process_flows_are_verified_and_count_the_measured_requests() {
         assert_eq!(all.measured_requests, 8);
         let third = run_flows(implementation, Scenario::Survey(3), 2, Measure::Request(3)).unwrap();
         assert_eq!(third.measured_requests, 2);
+    }
+}
+
+/// What a host shows of an input request: a form's message and, per field, its type, title,
+/// options and bounds; a sampling request's messages and token budget. (FlyMCPRust derives
+/// the profile form from a struct, so its schema also carries `format`, `description` and a
+/// top-level `title`/`$schema`, which no host shows as the question.)
+fn shown(request: &Value) -> Value {
+    let params = &request["params"];
+    match request["method"].as_str() {
+        Some("elicitation/create") => {
+            let fields: serde_json::Map<String, Value> = params["requestedSchema"]["properties"]
+                .as_object()
+                .expect("a form has properties")
+                .iter()
+                .map(|(name, field)| {
+                    let kept = ["type", "title", "enum", "minimum", "maximum"]
+                        .iter()
+                        .filter_map(|k| field.get(*k).map(|v| (k.to_string(), v.clone())))
+                        .collect();
+                    (name.clone(), Value::Object(kept))
+                })
+                .collect();
+            serde_json::json!({"message": params["message"], "fields": fields,
+                "required": params["requestedSchema"]["required"]})
+        }
+        _ => serde_json::json!({"method": request["method"], "messages": params["messages"],
+            "maxTokens": params["maxTokens"]}),
+    }
+}
+
+/// FlyMCPRust's twin asks what the hand-written rmcp tool asks, round by round, over HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_flymcprust_twin_asks_what_the_others_ask() {
+    let client = reqwest::Client::new();
+    let rmcp = start(Implementation::Rmcp, "127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("rmcp starts");
+    let fly = start(Implementation::Fly, "127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("fly starts");
+    for scenario in SCENARIOS {
+        let asked = |url: String| {
+            let client = client.clone();
+            async move {
+                let rounds = mrtr_bench::load::flow_questions(&client, &url, scenario)
+                    .await
+                    .unwrap_or_else(|e| panic!("{scenario} at {url}: {e}"));
+                rounds
+                    .iter()
+                    .map(|round| round.iter().map(shown).collect::<Vec<_>>())
+                    .collect::<Vec<_>>()
+            }
+        };
+        let expected = asked(rmcp.url.clone()).await;
+        assert_eq!(expected.len(), scenario.requests_per_flow() as usize - 1);
+        assert_eq!(asked(fly.url.clone()).await, expected, "{scenario}");
     }
 }

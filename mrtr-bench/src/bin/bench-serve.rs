@@ -4,7 +4,8 @@
 //! bench-serve --impl rmcp --addr 127.0.0.1:18081
 //! ```
 //! Prints `listening on http://ADDR/mcp` on stdout once bound (`--addr 127.0.0.1:0`
-//! picks a free port).
+//! picks a free port). SIGTERM or Ctrl-C ends it with a normal exit (so a profiler
+//! running it, e.g. callgrind, writes its output).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -29,13 +30,26 @@ async fn main() -> ExitCode {
     match start(args.implementation, args.addr).await {
         Ok(running) => {
             println!("listening on {}", running.url);
-            // Serve until the process is stopped (the script kills it by PID).
-            std::future::pending::<()>().await;
+            // Serve until the script stops it by PID (SIGTERM), then exit normally.
+            if let Err(error) = stopped().await {
+                eprintln!("bench-serve: {error}");
+                return ExitCode::FAILURE;
+            }
+            drop(running);
             ExitCode::SUCCESS
         }
         Err(error) => {
             eprintln!("bench-serve: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Waits for SIGTERM or Ctrl-C.
+async fn stopped() -> std::io::Result<()> {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = terminate.recv() => Ok(()),
+        interrupted = tokio::signal::ctrl_c() => interrupted,
     }
 }

@@ -24,7 +24,7 @@
 //! | `format` | valid when |
 //! | --- | --- |
 //! | `email` | an RFC 5321 mailbox, ASCII only: a dot-atom or quoted local part of at most 64 characters, `@`, and a domain of letter/digit/hyphen labels (one label is enough: `a@b`, like `root@localhost`, is valid) or an address literal (`[192.0.2.1]`) |
-//! | `uri` | an absolute URI: a scheme, no whitespace, and accepted by the `url` crate |
+//! | `uri` | an RFC 3986 `URI`: a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), `:`, then only the characters of `hier-part`, query and fragment (an authority's host is a registered name, an IPv6 address or an `IPvFuture` in brackets; a port is digits), ASCII only, every `%` followed by two hex digits |
 //! | `date` | an RFC 3339 `full-date`, `YYYY-MM-DD`, that exists in the calendar (`2026-02-31` does not) |
 //! | `date-time` | an RFC 3339 `date-time` with `T` between date and time and an offset (`Z` or `±hh:mm`) |
 //!

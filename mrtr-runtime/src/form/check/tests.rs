@@ -143,11 +143,89 @@ fn dates_must_exist_and_date_times_need_t_and_an_offset() {
 }
 
 #[test]
-fn uris_are_absolute_and_have_no_spaces() {
-    assert!(is_absolute_uri("https://example.org/x?y=1"));
-    assert!(is_absolute_uri("urn:isbn:0451450523"));
-    for bad in ["not a uri", "/relative/path", "https://example.org/a b"] {
-        assert!(!is_absolute_uri(bad), "{bad}");
+fn uris_are_absolute_rfc_3986_uris() {
+    for good in [
+        "https://example.org/x?y=1",
+        "urn:isbn:0451450523",
+        "mailto:someone@example.org",
+        "a:",
+        "a+b-c.d:rest",
+        "file:///etc/hosts",
+        "http://user:pa%20ss@host:8080/p/a/t/h?q=1&r=a/b?c#frag/ment?",
+        "http://host:/",
+        "http://[::1]:443/",
+        "http://[2001:db8::7]",
+        "http://[::ffff:192.0.2.1]/",
+        "http://[v1.fe80::a+en1]/",
+        "http://192.0.2.16:80/",
+        "http:",
+        "http://",
+        "foo://a/%7Euser/%41",
+        "tag:example.org,2026:x!$&'()*+,;=",
+        "HTTP://EXAMPLE.ORG",
+        "x:/a//b",
+        "x:#",
+        "x:?",
+    ] {
+        assert!(is_absolute_uri(good), "{good}");
+    }
+    for bad in [
+        "",
+        "not a uri",
+        "/relative/path",
+        "//host/path",
+        "https://example.org/a b",
+        ":no-scheme",
+        "1http://host",
+        "ht_tp://host",
+        "-a:b",
+        "http://exa mple.org",
+        "http://example.org/%",
+        "http://example.org/%4",
+        "http://example.org/%zz",
+        "http://example.org/a|b",
+        "http://example.org/{x}",
+        "http://example.org/\\",
+        "http://example.org/\"",
+        "http://example.org/^",
+        "http://example.org/`",
+        "http://例え.jp/",
+        "http://example.org/é",
+        "http://[::1",
+        "http://[::1]x/",
+        "http://[::1%25eth0]/",
+        "http://[1:2:3:4:5:6:7:8:9]/",
+        "http://[v.x]/",
+        "http://[vz.x]/",
+        "http://[v1.]/",
+        "http://host:80a/",
+        "http://a@b@c/",
+        "http://a[b/",
+        "x:#a#b",
+        "x:?a#b c",
+        "x\ty:z",
+        "http://host/\n",
+    ] {
+        assert!(!is_absolute_uri(bad), "{bad:?}");
+    }
+}
+
+proptest::proptest! {
+    /// The hand-written check agrees with `fluent-uri` (a strict RFC 3986 parser) on
+    /// strings made of URI characters, brackets, `%`, spaces and a non-ASCII letter.
+    #[test]
+    fn uri_check_agrees_with_fluent_uri(
+        text in "[a-z][a-z0-9+.-]{0,3}:(//)?[a-zA-Z0-9:@\\[\\]%/?#._~!$&'()*+,;= é-]{0,24}"
+    ) {
+        let oracle = fluent_uri::Uri::parse(text.as_str()).is_ok();
+        proptest::prop_assert_eq!(is_absolute_uri(&text), oracle, "{:?}", text);
+    }
+
+    /// Any shape at all, including no scheme: the same verdict.
+    #[test]
+    fn uri_check_agrees_with_fluent_uri_on_anything(text in "[a-z:/%\\[\\]@?#1v.]{0,16}") {
+        let oracle = fluent_uri::Uri::parse(text.as_str()).is_ok();
+        proptest::prop_assert_eq!(is_absolute_uri(&text), oracle, "{:?}", text);
     }
 }
 
