@@ -44,7 +44,9 @@ mod memory;
 mod redis;
 pub(crate) mod rounds;
 
-pub use contract::{Claim, ClaimOutcome, LedgerError, Owner, Recorded, RoundId, RoundLedger};
+pub use contract::{
+    Claim, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId, RoundLedger,
+};
 pub use memory::MemoryLedger;
 #[cfg(feature = "redis")]
 pub use redis::RedisLedger;
