@@ -52,6 +52,11 @@ use super::contract::{
 /// unprotected machines, while Redis is down. All commands of an instance share its one
 /// multiplexed connection. Needs Redis 6.0 or later (`KEEPTTL` in the scripts).
 ///
+/// Upgrading from the earlier layout (a round was one hash, claimed and recorded by
+/// scripts): a round claimed by an earlier instance and presented again to this one is
+/// refused with `-32051` (fail closed) until its token expires, so a rolling upgrade
+/// never runs such a round twice.
+///
 /// ```no_run
 /// use mrtr_runtime::server::McpServer;
 /// use mrtr_runtime::server::ledger::RedisLedger;
