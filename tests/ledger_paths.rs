@@ -66,7 +66,10 @@ async fn claim_and_record(ledger: &dyn RoundLedger, tag: &str) {
     assert_eq!(ledger.claim(&first).await.unwrap(), ClaimOutcome::Claimed);
     // Presented again before the record lands (it is in flight): in progress.
     let again = claim(&format!("{tag}-a"), 2, MINUTE, true);
-    assert_eq!(ledger.claim(&again).await.unwrap(), ClaimOutcome::InProgress);
+    assert_eq!(
+        ledger.claim(&again).await.unwrap(),
+        ClaimOutcome::InProgress
+    );
     let written = ledger
         .record_all(&[outcome(&first, b"reply a")])
         .await
@@ -102,7 +105,10 @@ async fn lease_expiry(ledger: &dyn RoundLedger, tag: &str) {
     assert_eq!(ledger.claim(&dead).await.unwrap(), ClaimOutcome::Claimed);
     past_a_short_lease().await;
     assert_eq!(
-        ledger.claim(&claim(&token, 2, MINUTE, false)).await.unwrap(),
+        ledger
+            .claim(&claim(&token, 2, MINUTE, false))
+            .await
+            .unwrap(),
         ClaimOutcome::Abandoned
     );
     let taker = claim(&token, 3, MINUTE, true);
@@ -111,19 +117,26 @@ async fn lease_expiry(ledger: &dyn RoundLedger, tag: &str) {
     // The dead owner's record arrives late. Redis writes it under the dead owner's name
     // (answering true without a check), the memory ledger refuses it: either way it is
     // not what the round answers.
-    ledger
-        .record_all(&[outcome(&dead, b"late")])
-        .await
-        .unwrap();
+    ledger.record_all(&[outcome(&dead, b"late")]).await.unwrap();
     let waiting = claim(&token, 4, MINUTE, true);
-    assert_eq!(ledger.claim(&waiting).await.unwrap(), ClaimOutcome::InProgress);
-    assert!(!ledger.record(&dead.round, dead.owner, b"late").await.unwrap());
-    assert!(ledger.renew(&taker.round, taker.owner, MINUTE).await.unwrap());
     assert_eq!(
-        ledger
-            .record_all(&[outcome(&taker, b"won")])
+        ledger.claim(&waiting).await.unwrap(),
+        ClaimOutcome::InProgress
+    );
+    assert!(
+        !ledger
+            .record(&dead.round, dead.owner, b"late")
             .await
-            .unwrap(),
+            .unwrap()
+    );
+    assert!(
+        ledger
+            .renew(&taker.round, taker.owner, MINUTE)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        ledger.record_all(&[outcome(&taker, b"won")]).await.unwrap(),
         [true]
     );
     assert_eq!(
@@ -138,7 +151,12 @@ async fn renewal_and_expiry(ledger: &dyn RoundLedger, tag: &str) {
     let holder = claim(&token, 1, Duration::from_millis(1), true);
     assert_eq!(ledger.claim(&holder).await.unwrap(), ClaimOutcome::Claimed);
     past_a_short_lease().await;
-    assert!(ledger.renew(&holder.round, holder.owner, MINUTE).await.unwrap());
+    assert!(
+        ledger
+            .renew(&holder.round, holder.owner, MINUTE)
+            .await
+            .unwrap()
+    );
     assert_eq!(
         ledger.claim(&claim(&token, 2, MINUTE, true)).await.unwrap(),
         ClaimOutcome::InProgress
@@ -208,7 +226,10 @@ async fn charge(State(bank): State<Arc<Bank>>, cents: u32) -> String {
         return "not charged".to_string();
     }
     let n = bank.charged.fetch_add(1, Ordering::SeqCst) + 1;
-    let email = match ask!(key = "email", text(format!("Charge #{n} done. Receipt to?"))) {
+    let email = match ask!(
+        key = "email",
+        text(format!("Charge #{n} done. Receipt to?"))
+    ) {
         mrtr::machine::Elicited::Accept(email) => email,
         _ => String::new(),
     };
@@ -497,7 +518,9 @@ impl Redis {
         let child = match child {
             Ok(child) => child,
             Err(error) if !required => {
-                eprintln!("skipping: redis-server does not start: {error} (MRTR_REQUIRE_REDIS=1 requires it)");
+                eprintln!(
+                    "skipping: redis-server does not start: {error} (MRTR_REQUIRE_REDIS=1 requires it)"
+                );
                 return None;
             }
             Err(error) => panic!("MRTR_REQUIRE_REDIS=1 but redis-server does not start: {error}"),
@@ -536,9 +559,7 @@ impl Redis {
         self.stats()
             .lines()
             .find_map(|line| line.strip_prefix(&prefix))
-            .map_or(0, |rest| {
-                rest.split(',').next().unwrap().parse().unwrap()
-            })
+            .map_or(0, |rest| rest.split(',').next().unwrap().parse().unwrap())
     }
 }
 

@@ -288,7 +288,9 @@ fn ttl_ms(expires_at: u64) -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis());
     let until = u128::from(expires_at.saturating_add(1)) * 1000;
-    u64::try_from(until.saturating_sub(now)).unwrap_or(u64::MAX).max(1)
+    u64::try_from(until.saturating_sub(now))
+        .unwrap_or(u64::MAX)
+        .max(1)
 }
 
 /// A claim's value: `r`, the owner in hex, the answers' digest, the lease's floor.
@@ -354,7 +356,10 @@ impl RoundLedger for RedisLedger {
                 .arg("NX")
                 .arg("PX")
                 .arg(ttl);
-            match self.bounded(set.query_async::<Value>(&mut connection)).await? {
+            match self
+                .bounded(set.query_async::<Value>(&mut connection))
+                .await?
+            {
                 Value::Okay => Ok(ClaimOutcome::Claimed),
                 Value::Nil => self.claim_present(claim, &value, ttl).await,
                 other => Err(LedgerError::new(format!(

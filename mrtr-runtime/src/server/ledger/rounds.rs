@@ -191,11 +191,7 @@ impl Rounds {
             }
         }
         let (sender, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(recording(
-            self.ledger.clone(),
-            self.down.clone(),
-            receiver,
-        ));
+        tokio::spawn(recording(self.ledger.clone(), self.down.clone(), receiver));
         // The receiver lives until the task ends: this send does not fail.
         let _ = sender.send(outcome);
         *recorder = Some(sender);
