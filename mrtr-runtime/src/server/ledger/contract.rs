@@ -217,7 +217,7 @@ pub trait RoundLedger: Send + Sync + 'static {
     /// have gone out (a reply never waits for its record). One `bool` per outcome, in
     /// order: `false` when the ledger knows the owner no longer held its round. A ledger
     /// may answer `true` without checking, as long as it then never serves a record
-    /// written by an owner that lost its claim ([`RedisLedger`](super::RedisLedger) does
+    /// written by an owner that lost its claim (`RedisLedger` does
     /// this, so a record costs no script and no extra read).
     ///
     /// The default records each outcome with [`record`](Self::record), in order.
