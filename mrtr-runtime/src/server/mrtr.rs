@@ -389,7 +389,8 @@ impl Mrtr {
         Ok(InputRequiredResult::new(input_requests, Some(token)))
     }
 
-    /// Stamps the reply and records it in the ledger when the pass holds its round.
+    /// Stamps the reply and hands it to the ledger to record when the pass holds its round
+    /// (the reply does not wait for the record).
     pub(crate) async fn conclude<O>(
         &self,
         pass: Pass<'_>,
@@ -410,7 +411,7 @@ impl Mrtr {
             }
         }
         if let (Some(rounds), Some(held)) = (&self.rounds, pass.held) {
-            Box::pin(rounds.record(held, encode_reply(&reply))).await;
+            rounds.record(held, encode_reply(&reply));
         }
         reply
     }

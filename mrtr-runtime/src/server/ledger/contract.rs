@@ -135,6 +135,30 @@ pub struct Recorded {
     pub response: Vec<u8>,
 }
 
+/// A finished round's outcome, handed to [`RoundLedger::record_all`].
+///
+/// ```
+/// use mrtr_runtime::server::ledger::{Outcome, Owner, RoundId};
+/// let outcome = Outcome {
+///     round: RoundId::of_token("mrtr3.abc"),
+///     owner: Owner::random(),
+///     expires_at: 1_900_000_000,
+///     response: b"{}".to_vec(),
+/// };
+/// assert_eq!(outcome.response, b"{}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The round.
+    pub round: RoundId,
+    /// Who ran it (the owner of its claim).
+    pub owner: Owner,
+    /// Unix seconds at which the round's token expires: the record may go then.
+    pub expires_at: u64,
+    /// The response, as the server encoded it.
+    pub response: Vec<u8>,
+}
+
 /// The ledger could not be reached or answered nonsense.
 ///
 /// ```
@@ -188,6 +212,51 @@ pub trait RoundLedger: Send + Sync + 'static {
         owner: Owner,
         response: &'a [u8],
     ) -> BoxFuture<'a, Result<bool, LedgerError>>;
+
+    /// Records several finished rounds at once: what the server calls, after the replies
+    /// have gone out (a reply never waits for its record). One `bool` per outcome, in
+    /// order: `false` when the ledger knows the owner no longer held its round. A ledger
+    /// may answer `true` without checking, as long as it then never serves a record
+    /// written by an owner that lost its claim (`RedisLedger` does
+    /// this, so a record costs no script and no extra read).
+    ///
+    /// The default records each outcome with [`record`](Self::record), in order.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::time::Duration;
+    /// use mrtr_runtime::server::ledger::{Claim, ClaimOutcome, MemoryLedger, Outcome, Owner, RoundId, RoundLedger};
+    ///
+    /// let ledger = MemoryLedger::new();
+    /// let claim = Claim {
+    ///     round: RoundId::of_token("mrtr3.abc"),
+    ///     owner: Owner::random(),
+    ///     lease: Duration::from_secs(30),
+    ///     expires_at: u64::from(u32::MAX),
+    ///     answers: [0; 16],
+    ///     take_over_expired: true,
+    /// };
+    /// assert_eq!(ledger.claim(&claim).await.unwrap(), ClaimOutcome::Claimed);
+    /// let done = Outcome { round: claim.round, owner: claim.owner, expires_at: claim.expires_at, response: b"done".to_vec() };
+    /// let stranger = Outcome { owner: Owner::random(), ..done.clone() };
+    /// assert_eq!(ledger.record_all(&[done, stranger]).await.unwrap(), [true, false]);
+    /// # });
+    /// ```
+    fn record_all<'a>(
+        &'a self,
+        outcomes: &'a [Outcome],
+    ) -> BoxFuture<'a, Result<Vec<bool>, LedgerError>> {
+        Box::pin(async move {
+            let mut recorded = Vec::with_capacity(outcomes.len());
+            for outcome in outcomes {
+                recorded.push(
+                    self.record(&outcome.round, outcome.owner, &outcome.response)
+                        .await?,
+                );
+            }
+            Ok(recorded)
+        })
+    }
 }
 
 impl<L: RoundLedger + ?Sized> RoundLedger for std::sync::Arc<L> {
@@ -209,6 +278,12 @@ impl<L: RoundLedger + ?Sized> RoundLedger for std::sync::Arc<L> {
         response: &'a [u8],
     ) -> BoxFuture<'a, Result<bool, LedgerError>> {
         (**self).record(round, owner, response)
+    }
+    fn record_all<'a>(
+        &'a self,
+        outcomes: &'a [Outcome],
+    ) -> BoxFuture<'a, Result<Vec<bool>, LedgerError>> {
+        (**self).record_all(outcomes)
     }
 }
 

@@ -24,6 +24,37 @@
 //! [`MemoryLedger`] serves one process (and tests); `RedisLedger` (feature `redis`) is
 //! shared by every instance behind a load balancer.
 //!
+//! # What it costs, and why the guarantees hold
+//!
+//! A round waits for one ledger round trip, its claim; its record goes out after the
+//! reply. With `RedisLedger` the claim is one plain `SET … NX PX` and the record one plain
+//! `PSETEX`, batched with the records of the other rounds that finished meanwhile (one
+//! recording task per server, [`RoundLedger::record_all`]); scripts run only when a round
+//! is presented again and for lease renewals. Each guarantee above, with that in mind:
+//!
+//! - **A presented state runs at most once** (while its claim's lease holds): the claim is
+//!   atomic (`SET NX`: one of concurrent claims sets the key, the others find it), and it
+//!   is made before any of the round's code runs, as before.
+//! - **A retry gets the recorded reply**: once the record has landed, a claim finds the
+//!   claim key present and the claim script returns the record of the claim's holder, with
+//!   the answers it ran with. A record is written under its owner's name and served only
+//!   while the claim names that owner, so a record from an instance that lost its lease is
+//!   never served, as when the scripted record refused it.
+//! - **Concurrent presentations: one runs, the others wait or get `-32050`**: until the
+//!   record lands (the round still runs, or its reply is out and the record on its way), a
+//!   claim finds the claim and no record: in progress while the lease holds. The wait for a
+//!   record in flight is the time of one write to Redis, well inside the round wait.
+//! - **A crashed instance's lease expires**: the lease is the claim's floor against the
+//!   key's time to live, counted down by Redis, so it is measured on Redis's clock as
+//!   before; renewals move the floor. A record that fails (Redis unreachable, or the
+//!   instance dies after replying and before its record went out) leaves the round as a
+//!   failed record always did: in progress until the lease expires, then run again, or
+//!   refused with `-32052` when it is `at_most_once`. The client that got the reply goes on
+//!   with the next round, which has its own claim; only a re-sent copy of the same round
+//!   meets the lapsed lease.
+//! - **Ledger unreachable: fail closed**: a claim that does not get its answer refuses the
+//!   round (`-32051`), as before; a failed record is logged as an outage.
+//!
 //! ```
 //! use mrtr_runtime::server::McpServer;
 //! use mrtr_runtime::server::ledger::MemoryLedger;
@@ -44,7 +75,9 @@ mod memory;
 mod redis;
 pub(crate) mod rounds;
 
-pub use contract::{Claim, ClaimOutcome, LedgerError, Owner, Recorded, RoundId, RoundLedger};
+pub use contract::{
+    Claim, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId, RoundLedger,
+};
 pub use memory::MemoryLedger;
 #[cfg(feature = "redis")]
 pub use redis::RedisLedger;

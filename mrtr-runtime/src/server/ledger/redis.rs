@@ -1,5 +1,7 @@
 //! The round ledger shared by every instance, in Redis.
 
+use std::future::Future;
+
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -7,19 +9,53 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Script, Value};
 use tokio::sync::OnceCell;
 
-use super::contract::{Claim, ClaimOutcome, LedgerError, Owner, Recorded, RoundId, RoundLedger};
+use super::contract::{
+    Claim, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId, RoundLedger,
+};
 
 /// A round ledger in Redis (feature `redis`), for several instances behind a load balancer.
 ///
-/// Each round is one hash, `<prefix>round:<id>`, expiring with its token. Claims, renewals
-/// and records are Lua scripts, so each is atomic; leases are measured on the Redis
-/// server's clock, so the instances' clocks do not need to agree. One claim costs one
-/// round trip; a round that runs costs two (claim, record) plus a renewal every third of
-/// the lease while it runs.
+/// A round costs one awaited round trip on its way, a plain `SET … NX PX`, and its record
+/// one plain `PSETEX`, written after the reply has gone out and batched with the other
+/// rounds that finished meanwhile. Scripts run only on the rare paths: a round presented
+/// again (a retry, a concurrent presentation, a take-over) and a lease renewal. The layout,
+/// and why each guarantee of the [ledger](super) holds with it:
+///
+/// - `<prefix>round:<id>` is the **claim**: `r`, the owner (32 hex digits), the digest of
+///   the answers (16 bytes) and the lease's *floor* in decimal; it expires with the token.
+///   A claim is `SET key value NX PX <ms until the token expires>`: of concurrent claims
+///   exactly one finds the key missing and sets it (Redis runs commands one at a time), so
+///   exactly one runs. The lease is measured on the Redis server's clock without asking
+///   for it: the lease holds while the key's remaining time to live (`PTTL`, counted down
+///   by Redis) is above the floor, set at claim time to the key's initial time to live
+///   minus the lease, and by each renewal to the then remaining time to live minus the
+///   lease. The instances' clocks do not need to agree (they only say when the token
+///   expires, as before).
+/// - `<prefix>round:<id>:<owner>` is the **record** of that owner's run: the response.
+///   Written without a check (`PSETEX`, expiring with the token), it is served only while
+///   the claim still names that owner: a record written by an instance that lost its lease
+///   (another presentation took the round over) lands under its own name and is never
+///   read, as the scripted record refused it before.
+/// - A claim that finds the key present runs the claim script, which reads the claim and
+///   the holder's record in one step: the record (with the answers it ran with) if there
+///   is one, else in progress while the lease holds, else taken over or abandoned per the
+///   round's [`ReplayPolicy`](crate::machine::ReplayPolicy). A key that expired (its token
+///   did too) is claimed afresh.
+///
+/// Records go out after their replies; until one lands, presentations of its round are
+/// told it is in progress and wait for it (or, past the round wait, get `-32050`), as
+/// while the round ran. A record that fails (Redis down) or is lost with its instance
+/// leaves the claim to expire with its lease, as a failed record did before.
 ///
 /// The connection is made on first use and re-made by the `redis` crate's
 /// `ConnectionManager` after a failure, so an instance starts, and keeps serving its
-/// unprotected machines, while Redis is down.
+/// unprotected machines, while Redis is down. All commands of an instance share its one
+/// multiplexed connection. Needs Redis 6.0 or later (`KEEPTTL` in the scripts).
+///
+/// Upgrading from the earlier layout (a round was one hash, claimed and recorded by
+/// scripts): a round claimed by an earlier instance and presented again to this one is
+/// refused with `-32051` (fail closed) until its token expires, so a rolling upgrade
+/// never runs such a round twice.
 ///
 /// ```no_run
 /// use mrtr_runtime::server::McpServer;
@@ -53,48 +89,60 @@ impl std::fmt::Debug for RedisLedger {
     }
 }
 
-/// Claims a round. KEYS[1] the round; ARGV: owner, lease ms, expiry (Unix s), answers,
-/// take over an expired lease (1/0).
+/// Where a claim's fields are: `r`, the owner in hex, the answers' digest, the floor.
+const OWNER_AT: usize = 1;
+const ANSWERS_AT: usize = OWNER_AT + 32;
+const FLOOR_AT: usize = ANSWERS_AT + 16;
+
+/// A claim that found its key present (the rare path). KEYS[1] the claim; ARGV: the claim
+/// to set on a missing key, its time to live (ms), the lease (ms), take over an expired
+/// lease (1/0), the claim without its floor (for a take-over).
 const CLAIM: &str = r#"
-local now = redis.call('TIME')
-now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local state = redis.call('HGET', KEYS[1], 's')
-if not state then
-  redis.call('HSET', KEYS[1], 's', 'r', 'o', ARGV[1], 'l', now + tonumber(ARGV[2]), 'a', ARGV[4])
-  redis.call('EXPIREAT', KEYS[1], ARGV[3])
+local claim = redis.call('GET', KEYS[1])
+if not claim then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return {'claimed'}
 end
-if state == 'd' then
-  return {'recorded', redis.call('HGET', KEYS[1], 'a'), redis.call('HGET', KEYS[1], 'v')}
+local owner = string.sub(claim, 2, 33)
+local recorded = redis.call('GET', KEYS[1] .. ':' .. owner)
+if recorded then
+  return {'recorded', string.sub(claim, 34, 49), recorded}
 end
-if tonumber(redis.call('HGET', KEYS[1], 'l')) > now then
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > tonumber(string.sub(claim, 50)) then
   return {'in_progress'}
 end
-if ARGV[5] == '1' then
-  redis.call('HSET', KEYS[1], 'o', ARGV[1], 'l', now + tonumber(ARGV[2]), 'a', ARGV[4])
+if ARGV[4] == '1' then
+  redis.call('SET', KEYS[1], ARGV[5] .. math.max(ttl - tonumber(ARGV[3]), 0), 'KEEPTTL')
   return {'taken_over'}
 end
 return {'abandoned'}
 "#;
 
-/// Extends a lease if `owner` still holds it. KEYS[1] the round; ARGV: owner, lease ms.
+/// Extends a lease if `owner` still holds it. KEYS[1] the claim; ARGV: owner, lease ms.
 const RENEW: &str = r#"
-if redis.call('HGET', KEYS[1], 's') ~= 'r' or redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
+local claim = redis.call('GET', KEYS[1])
+if not claim or string.sub(claim, 2, 33) ~= ARGV[1] then
   return 0
 end
-local now = redis.call('TIME')
-now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-redis.call('HSET', KEYS[1], 'l', now + tonumber(ARGV[2]))
+local floor = math.max(redis.call('PTTL', KEYS[1]) - tonumber(ARGV[2]), 0)
+redis.call('SET', KEYS[1], string.sub(claim, 1, 49) .. floor, 'KEEPTTL')
 return 1
 "#;
 
-/// Records an outcome if `owner` still holds the round. KEYS[1]; ARGV: owner, response.
+/// Records an outcome if `owner` still holds the round and has not recorded it: the
+/// checked record of [`RoundLedger::record`]. KEYS[1] the claim; ARGV: owner, response.
 const RECORD: &str = r#"
-if redis.call('HGET', KEYS[1], 's') ~= 'r' or redis.call('HGET', KEYS[1], 'o') ~= ARGV[1] then
+local claim = redis.call('GET', KEYS[1])
+if not claim or string.sub(claim, 2, 33) ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 's', 'd', 'v', ARGV[2])
-redis.call('HDEL', KEYS[1], 'o', 'l')
+local key = KEYS[1] .. ':' .. ARGV[1]
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 or redis.call('EXISTS', key) == 1 then
+  return 0
+end
+redis.call('SET', key, ARGV[2], 'PX', ttl)
 return 1
 "#;
 
@@ -153,6 +201,10 @@ impl RedisLedger {
         format!("{}round:{round}", self.prefix)
     }
 
+    fn record_key(&self, round: &RoundId, owner: Owner) -> String {
+        format!("{}round:{round}:{}", self.prefix, owner_arg(owner))
+    }
+
     async fn connection(&self) -> Result<ConnectionManager, LedgerError> {
         self.connection
             .get_or_try_init(|| async {
@@ -169,6 +221,19 @@ impl RedisLedger {
             .cloned()
     }
 
+    /// Bounds `request` by the timeout and words its errors.
+    async fn bounded<T>(
+        &self,
+        request: impl Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, LedgerError> {
+        tokio::time::timeout(self.timeout, request)
+            .await
+            .map_err(|_| {
+                LedgerError::new(format!("Redis did not answer within {:?}", self.timeout))
+            })?
+            .map_err(|e| LedgerError::new(format!("Redis: {e}")))
+    }
+
     async fn run(
         &self,
         script: &Script,
@@ -180,17 +245,64 @@ impl RedisLedger {
         for arg in args {
             invocation.arg(*arg);
         }
-        tokio::time::timeout(self.timeout, invocation.invoke_async(&mut connection))
-            .await
-            .map_err(|_| {
-                LedgerError::new(format!("Redis did not answer within {:?}", self.timeout))
-            })?
-            .map_err(|e| LedgerError::new(format!("Redis: {e}")))
+        self.bounded(invocation.invoke_async(&mut connection)).await
+    }
+
+    /// The rare path of a claim: its key was present when the plain `SET NX` tried.
+    async fn claim_present(
+        &self,
+        claim: &Claim,
+        value: &[u8],
+        ttl: u64,
+    ) -> Result<ClaimOutcome, LedgerError> {
+        let lease = claim.lease.as_millis().max(1).to_string();
+        let ttl = ttl.to_string();
+        let take_over = if claim.take_over_expired { "1" } else { "0" };
+        let unfloored = &value[..FLOOR_AT];
+        let answer = self
+            .run(
+                &self.scripts.claim,
+                &claim.round,
+                &[
+                    value,
+                    ttl.as_bytes(),
+                    lease.as_bytes(),
+                    take_over.as_bytes(),
+                    unfloored,
+                ],
+            )
+            .await?;
+        claim_outcome(answer)
     }
 }
 
 fn owner_arg(owner: Owner) -> String {
     format!("{:032x}", owner.0)
+}
+
+/// Milliseconds until `expires_at` (Unix seconds) plus one second, at least 1: a claim and
+/// its record are kept one second past the token's expiry, so a record never outlives the
+/// token by less than clock skew between instances and Redis.
+fn ttl_ms(expires_at: u64) -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis());
+    let until = u128::from(expires_at.saturating_add(1)) * 1000;
+    u64::try_from(until.saturating_sub(now))
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+/// A claim's value: `r`, the owner in hex, the answers' digest, the lease's floor.
+fn claim_value(claim: &Claim, ttl: u64) -> Vec<u8> {
+    let lease = u64::try_from(claim.lease.as_millis().max(1)).unwrap_or(u64::MAX);
+    let floor = ttl.saturating_sub(lease).to_string();
+    let mut value = Vec::with_capacity(FLOOR_AT + floor.len());
+    value.push(b'r');
+    value.extend_from_slice(owner_arg(claim.owner).as_bytes());
+    value.extend_from_slice(&claim.answers);
+    value.extend_from_slice(floor.as_bytes());
+    value
 }
 
 fn bytes_of(value: &Value) -> Option<&[u8]> {
@@ -235,26 +347,25 @@ fn flag(value: Value) -> Result<bool, LedgerError> {
 impl RoundLedger for RedisLedger {
     fn claim<'a>(&'a self, claim: &'a Claim) -> BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
         Box::pin(async move {
-            let owner = owner_arg(claim.owner);
-            let lease = claim.lease.as_millis().max(1).to_string();
-            // Kept one second past the token's expiry, so a record never outlives the
-            // token by less than clock skew between instances and Redis.
-            let expires = claim.expires_at.saturating_add(1).to_string();
-            let take_over = if claim.take_over_expired { "1" } else { "0" };
-            let value = self
-                .run(
-                    &self.scripts.claim,
-                    &claim.round,
-                    &[
-                        owner.as_bytes(),
-                        lease.as_bytes(),
-                        expires.as_bytes(),
-                        &claim.answers,
-                        take_over.as_bytes(),
-                    ],
-                )
-                .await?;
-            claim_outcome(value)
+            let ttl = ttl_ms(claim.expires_at);
+            let value = claim_value(claim, ttl);
+            let mut connection = self.connection().await?;
+            let mut set = redis::cmd("SET");
+            set.arg(self.key(&claim.round))
+                .arg(&value)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl);
+            match self
+                .bounded(set.query_async::<Value>(&mut connection))
+                .await?
+            {
+                Value::Okay => Ok(ClaimOutcome::Claimed),
+                Value::Nil => self.claim_present(claim, &value, ttl).await,
+                other => Err(LedgerError::new(format!(
+                    "unexpected answer to a claim: {other:?}"
+                ))),
+            }
         })
     }
 
@@ -290,6 +401,35 @@ impl RoundLedger for RedisLedger {
                 self.run(&self.scripts.record, round, &[owner.as_bytes(), response])
                     .await?,
             )
+        })
+    }
+
+    /// One pipelined `PSETEX` per outcome, all in one round trip; each answers `true`
+    /// (written). A record whose owner lost its claim is written too, under its owner's
+    /// name, where no claim points: it is never served.
+    fn record_all<'a>(
+        &'a self,
+        outcomes: &'a [Outcome],
+    ) -> BoxFuture<'a, Result<Vec<bool>, LedgerError>> {
+        Box::pin(async move {
+            if outcomes.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut pipe = redis::pipe();
+            for outcome in outcomes {
+                pipe.cmd("PSETEX")
+                    .arg(self.record_key(&outcome.round, outcome.owner))
+                    .arg(ttl_ms(outcome.expires_at))
+                    .arg(&outcome.response[..]);
+            }
+            let mut connection = self.connection().await?;
+            let answers: Vec<Value> = self.bounded(pipe.query_async(&mut connection)).await?;
+            if answers.len() != outcomes.len() || answers.iter().any(|a| *a != Value::Okay) {
+                return Err(LedgerError::new(format!(
+                    "unexpected answer to records: {answers:?}"
+                )));
+            }
+            Ok(vec![true; outcomes.len()])
         })
     }
 }

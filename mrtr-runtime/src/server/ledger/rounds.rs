@@ -1,5 +1,10 @@
 //! The server's side of the ledger: claim a round before it runs, keep its lease while it
 //! runs, record its outcome, and answer duplicates.
+//!
+//! A reply does not wait for its record: [`Rounds::record`] hands the outcome to one
+//! recording task per server, which writes every outcome that arrived while its previous
+//! write was out in one call ([`RoundLedger::record_all`]). Until a record lands, a
+//! presentation of its round finds it in progress and waits, as while the round ran.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -12,7 +17,11 @@ use rmcp::model::InputResponses;
 // tokio's clock, not std's: the same instants in production, and a test can pause it.
 use tokio::time::Instant;
 
-use super::contract::{Claim, ClaimOutcome, LedgerError, Owner, RoundId, RoundLedger, digest16};
+use tokio::sync::mpsc;
+
+use super::contract::{
+    Claim, ClaimOutcome, LedgerError, Outcome, Owner, RoundId, RoundLedger, digest16,
+};
 use crate::machine::ReplayPolicy;
 use crate::server::errors;
 use crate::token::canonical_json;
@@ -28,13 +37,20 @@ pub(crate) struct Rounds {
     pub(crate) lease: Duration,
     pub(crate) wait: Duration,
     /// Set while the ledger is unreachable, so an outage is logged once, not per request.
-    down: AtomicBool,
+    down: Arc<AtomicBool>,
+    /// Where finished rounds go to be recorded: the recording task, started on first use
+    /// (and again if the runtime it ran on has gone).
+    recorder: std::sync::Mutex<Option<mpsc::UnboundedSender<Outcome>>>,
 }
+
+/// Outcomes the recording task writes in one call, at most.
+const RECORD_BATCH: usize = 64;
 
 /// A round this presentation holds.
 pub(crate) struct Held {
     round: RoundId,
     owner: Owner,
+    expires_at: u64,
 }
 
 /// What a claim decided.
@@ -53,7 +69,8 @@ impl Rounds {
             ledger,
             lease,
             wait,
-            down: AtomicBool::new(false),
+            down: Arc::new(AtomicBool::new(false)),
+            recorder: std::sync::Mutex::new(None),
         }
     }
 
@@ -117,6 +134,7 @@ impl Rounds {
             return Claimed::Run(Held {
                 round: claim.round,
                 owner: claim.owner,
+                expires_at: claim.expires_at,
             });
         }
     }
@@ -148,32 +166,83 @@ impl Rounds {
         }
     }
 
-    /// Records the outcome of a round this presentation ran.
-    pub(crate) async fn record(&self, held: Held, response: Option<Vec<u8>>) {
+    /// Hands the outcome of a round this presentation ran to the recording task; the
+    /// reply goes out without waiting for it.
+    pub(crate) fn record(&self, held: Held, response: Option<Vec<u8>>) {
         let Some(response) = response else {
             tracing::warn!(round = %held.round, "a round's outcome does not encode; not recorded");
             return;
         };
-        match self.ledger.record(&held.round, held.owner, &response).await {
-            Ok(true) => self.reachable(),
-            Ok(false) => {
-                self.reachable();
-                tracing::warn!(round = %held.round, "round outcome not recorded: its lease had passed to another request");
+        let mut outcome = Outcome {
+            round: held.round,
+            owner: held.owner,
+            expires_at: held.expires_at,
+            response,
+        };
+        let mut recorder = self
+            .recorder
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(sender) = &*recorder {
+            match sender.send(outcome) {
+                Ok(()) => return,
+                // The task's runtime has gone (a server used from another runtime).
+                Err(mpsc::error::SendError(back)) => outcome = back,
             }
-            Err(error) => self.unreachable(&error),
         }
+        let (sender, receiver) = mpsc::unbounded_channel();
+        tokio::spawn(recording(self.ledger.clone(), self.down.clone(), receiver));
+        // The receiver lives until the task ends: this send does not fail.
+        let _ = sender.send(outcome);
+        *recorder = Some(sender);
     }
 
     fn unreachable(&self, error: &LedgerError) {
-        if !self.down.swap(true, Ordering::Relaxed) {
-            tracing::warn!(%error, "round ledger unavailable; protected rounds fail closed until it is back");
-        }
+        unreachable(&self.down, error);
     }
 
     fn reachable(&self) {
-        if self.down.swap(false, Ordering::Relaxed) {
-            tracing::info!("round ledger reachable again");
+        reachable(&self.down);
+    }
+}
+
+fn unreachable(down: &AtomicBool, error: &LedgerError) {
+    if !down.swap(true, Ordering::Relaxed) {
+        tracing::warn!(%error, "round ledger unavailable; protected rounds fail closed until it is back");
+    }
+}
+
+fn reachable(down: &AtomicBool) {
+    if down.swap(false, Ordering::Relaxed) {
+        tracing::info!("round ledger reachable again");
+    }
+}
+
+/// The recording task: writes what has arrived, up to [`RECORD_BATCH`] outcomes in one
+/// call, until every sender is gone. A failed write is logged (as an outage) and not
+/// retried: its rounds' claims expire with their leases, as when a record failed before.
+async fn recording(
+    ledger: Arc<dyn RoundLedger>,
+    down: Arc<AtomicBool>,
+    mut receiver: mpsc::UnboundedReceiver<Outcome>,
+) {
+    let mut batch = Vec::with_capacity(RECORD_BATCH);
+    while receiver.recv_many(&mut batch, RECORD_BATCH).await > 0 {
+        match ledger.record_all(&batch).await {
+            Ok(recorded) => {
+                reachable(&down);
+                for (outcome, recorded) in batch.iter().zip(recorded) {
+                    if !recorded {
+                        tracing::warn!(round = %outcome.round, "round outcome not recorded: its lease had passed to another request");
+                    }
+                }
+            }
+            Err(error) => {
+                unreachable(&down, &error);
+                tracing::warn!(%error, rounds = batch.len(), "round outcomes not recorded; their rounds run again once their leases expire");
+            }
         }
+        batch.clear();
     }
 }
 
