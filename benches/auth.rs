@@ -94,5 +94,12 @@ fn verify(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, verify);
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(30)
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3));
+    targets = verify
+}
 criterion_main!(benches);

@@ -184,8 +184,11 @@ fn machine_arg(
     if key.name == "task_after" {
         return task_after_arg(kind, pair, key, args, errors);
     }
-    if key.name == "scopes" && kind == Kind::Tool {
-        return scopes_arg(pair, key, args, errors);
+    if key.name == "scopes" {
+        return match kind {
+            Kind::Tool => scopes_arg(pair, key, args, errors),
+            _ => unknown_arg(kind, &pair.path, key, errors),
+        };
     }
     let value = match &pair.value {
         Expr::Lit(syn::ExprLit {

@@ -125,16 +125,12 @@ impl KeyCache {
             .as_ref()
             .is_some_and(|(at, _)| at.elapsed() < remote.min_refresh_interval);
         if recent {
-            return Err(
-                match (
-                    fresh,
-                    self.read().attempted.as_ref().and_then(|(_, e)| e.clone()),
-                ) {
-                    (true, _) => unknown_key(),
-                    (false, Some(error)) => unavailable(&error),
-                    (false, None) => unknown_key(),
-                },
-            );
+            let failed = self.read().attempted.as_ref().and_then(|(_, e)| e.clone());
+            return match (fresh, failed) {
+                (false, Some(error)) => Err(unavailable(&error)),
+                // Fetched within the interval (a TTL shorter than it): those keys stand.
+                _ => self.cached(kid, alg, true).ok_or_else(unknown_key),
+            };
         }
         let fetched = fetch_keys(remote, &mut jwks_uri).await;
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
