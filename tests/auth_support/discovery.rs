@@ -47,10 +47,8 @@ async fn rmcp_discovers_the_authorization_server_from_the_401_and_runs_a_multi_r
     assert!(callback.starts_with(REDIRECT_URI), "{callback}");
     // Code for token, with the PKCE verifier and the resource indicator.
     oauth.handle_callback_url(&callback).await.unwrap();
-    assert_eq!(
-        *setup.issuer.token_resources.lock().unwrap(),
-        [setup.url.clone()]
-    );
+    let resources = setup.issuer.token_resources.lock().unwrap().clone();
+    assert_eq!(resources, vec![setup.url.clone()]);
 
     let manager = oauth.into_authorization_manager().expect("authorized");
     let client = AuthClient::new(reqwest::Client::new(), manager);
