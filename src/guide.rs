@@ -21,6 +21,12 @@ pub mod security {
     #![doc = include_str!("../docs/guide/security.md")]
 }
 
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub mod auth {
+    #![doc = include_str!("../docs/guide/auth.md")]
+}
+
 pub mod testing {
     #![doc = include_str!("../docs/guide/testing.md")]
 }

@@ -65,6 +65,8 @@ pub(crate) struct MachineArgs {
     pub(crate) task: Option<bool>,
     /// How many rounds are MRTR rounds before the task is created (`task_after = N`).
     pub(crate) task_after: Option<syn::LitInt>,
+    /// The OAuth scopes a request's token must grant (`scopes = ["deploy"]`, tools only).
+    pub(crate) scopes: Option<Vec<LitStr>>,
     /// Keys written under their old, deprecated names, as the user wrote them.
     pub(crate) deprecated: Vec<DeprecatedKey>,
 }
@@ -182,6 +184,12 @@ fn machine_arg(
     if key.name == "task_after" {
         return task_after_arg(kind, pair, key, args, errors);
     }
+    if key.name == "scopes" {
+        return match kind {
+            Kind::Tool => scopes_arg(pair, key, args, errors),
+            _ => unknown_arg(kind, &pair.path, key, errors),
+        };
+    }
     let value = match &pair.value {
         Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(lit),
@@ -253,6 +261,47 @@ fn task_after_arg(
     }
 }
 
+/// `scopes = ["deploy", "read"]` (tools only): an array of non-empty string literals
+/// without spaces (each one OAuth scope).
+fn scopes_arg(pair: &syn::MetaNameValue, key: Key, args: &mut MachineArgs, errors: &mut Errors) {
+    let written = key.written;
+    if args.scopes.is_some() {
+        errors.at(spanned(&pair.path), key.twice());
+    }
+    let hint =
+        format!("`{written}` takes an array of string literals, e.g. `{written} = [\"deploy\"]`");
+    let Expr::Array(array) = &pair.value else {
+        errors.at(spanned(&pair.value), hint);
+        return;
+    };
+    let mut scopes = Vec::new();
+    for element in &array.elems {
+        match element {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(scope),
+                ..
+            }) => {
+                let value = scope.value();
+                // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
+                let valid = !value.is_empty()
+                    && value.bytes().all(|b| {
+                        b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b)
+                    });
+                if valid {
+                    scopes.push(scope.clone());
+                } else {
+                    errors.at(
+                        spanned(scope),
+                        format!("\"{value}\" is not an OAuth scope: one non-empty word of printable ASCII without spaces, quotes or backslashes"),
+                    );
+                }
+            }
+            other => errors.at(spanned(other), hint.clone()),
+        }
+    }
+    args.scopes = Some(scopes);
+}
+
 /// `replay = "..."`: one of [`ROUND_POLICIES`].
 fn replay_arg(
     path: &syn::Path,
@@ -309,7 +358,9 @@ fn task_arg(
 fn unknown_arg(kind: Kind, path: &syn::Path, key: Key, errors: &mut Errors) {
     let allowed = match kind {
         Kind::Resource => "`uri`, `name`, `mime_type`, `description`, `compat`, `replay`, `crate`",
-        Kind::Tool => "`name`, `description`, `compat`, `replay`, `task`, `task_after`, `crate`",
+        Kind::Tool => {
+            "`name`, `description`, `compat`, `replay`, `task`, `task_after`, `scopes`, `crate`"
+        }
         Kind::Prompt => "`name`, `description`, `compat`, `replay`, `crate`",
     };
     errors.at(
@@ -519,7 +570,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `replay`, `task`, `task_after`, `crate`",
+                "unknown argument `uri` for #[mrtr::tool]; expected one of `name`, `description`, `compat`, `replay`, `task`, `task_after`, `scopes`, `crate`",
                 "`compat` takes a string literal, e.g. `compat = \"...\"`",
                 "expected `key = \"value\"` in #[mrtr::tool(..)]",
                 "`name` is given twice",

@@ -251,6 +251,9 @@ pub struct MachineDescriptor {
     /// Whether the tool runs as a task for clients that declare the tasks extension (see
     /// [`with_task`](Self::with_task)).
     pub task: Option<TaskSupport>,
+    /// The OAuth scopes a request's token must grant before any of the machine's code runs
+    /// (see [`with_scopes`](Self::with_scopes)).
+    pub scopes: Vec<String>,
 }
 
 impl MachineDescriptor {
@@ -318,7 +321,31 @@ impl MachineDescriptor {
             literals: &[],
             replay: ReplayPolicy::default(),
             task: None,
+            scopes: Vec::new(),
         }
+    }
+
+    /// The OAuth scopes a request's access token must grant
+    /// (`#[mrtr::tool(scopes = ["deploy"])]`): over HTTP a request lacking any of them is
+    /// refused before any of the machine's code runs (behind the `auth` layer with
+    /// `403 insufficient_scope` naming them); the listing names them in `_meta` under
+    /// [`REQUIRED_SCOPES_META_KEY`](crate::server::REQUIRED_SCOPES_META_KEY).
+    ///
+    /// ```
+    /// # use mrtr_runtime::machine::MachineDescriptor;
+    /// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+    /// let d = MachineDescriptor::tool(rmcp::model::Tool::new("deploy", "Deploys", schema), [], 1)
+    ///     .with_scopes(["deploy", "read", "deploy"]);
+    /// assert_eq!(d.scopes, ["deploy", "read"]);
+    /// ```
+    pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.scopes.contains(&scope) {
+                self.scopes.push(scope);
+            }
+        }
+        self
     }
 
     /// Lets the tool run as a task (`#[mrtr::tool(task = "...", task_after = N)]`): for a
@@ -438,6 +465,7 @@ pub struct RequestCx {
     principal: Option<String>,
     round: u32,
     states: Arc<AppStates>,
+    scopes: Option<crate::server::GrantedScopes>,
 }
 
 impl RequestCx {
@@ -453,6 +481,7 @@ impl RequestCx {
             principal,
             round,
             states: Arc::default(),
+            scopes: None,
         }
     }
 
@@ -469,7 +498,31 @@ impl RequestCx {
             principal,
             round,
             states,
+            scopes: None,
         }
+    }
+
+    /// Gives the request the scopes its access token grants (the server does this from
+    /// the request's [`GrantedScopes`](crate::server::GrantedScopes) extension).
+    ///
+    /// ```
+    /// use mrtr_runtime::{machine::RequestCx, server::GrantedScopes};
+    /// let cx = RequestCx::default().with_scopes(Some(GrantedScopes::new(["deploy"])));
+    /// assert!(cx.scopes().is_some_and(|s| s.contains("deploy")));
+    /// ```
+    pub fn with_scopes(mut self, scopes: Option<crate::server::GrantedScopes>) -> Self {
+        self.scopes = scopes;
+        self
+    }
+
+    /// The OAuth scopes the request's verified access token grants (`None` when the
+    /// request carried no verified token, e.g. over stdio).
+    ///
+    /// ```
+    /// assert!(mrtr_runtime::machine::RequestCx::default().scopes().is_none());
+    /// ```
+    pub fn scopes(&self) -> Option<&crate::server::GrantedScopes> {
+        self.scopes.as_ref()
     }
 
     /// Gives the request access to the server's application states.

@@ -365,6 +365,19 @@ pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
 }
 
 /// `-32603` for a machine bug; the detail is logged, not sent.
+/// A tool that declares OAuth scopes the request's token does not grant: `-32600`
+/// naming them (`data.requiredScopes`); behind the `auth` layer the HTTP response is also
+/// `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
+pub(crate) fn insufficient_scope(target: &str, scopes: &[String]) -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "insufficient_scope: `{target}` needs the OAuth scopes {:?}; authorize with them and retry",
+            scopes.join(" ")
+        ),
+        Some(serde_json::json!({ "requiredScopes": scopes })),
+    )
+}
+
 pub(crate) fn internal(detail: &str) -> ErrorData {
     log_limited!(error, detail, "mrtr machine failed");
     ErrorData::internal_error("the server failed to process this request", None)

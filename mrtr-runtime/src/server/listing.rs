@@ -80,5 +80,12 @@ pub(super) fn listing_with_input_kinds(descriptor: &MachineDescriptor) -> Listin
         Listing::Resource(resource) => &mut resource.meta,
     };
     *meta = with_input_kinds(meta.take(), &descriptor.input_kinds);
+    if !descriptor.scopes.is_empty() {
+        let listed = meta.get_or_insert_with(Default::default);
+        listed.0.insert(
+            super::REQUIRED_SCOPES_META_KEY.into(),
+            serde_json::json!(descriptor.scopes),
+        );
+    }
     listing
 }

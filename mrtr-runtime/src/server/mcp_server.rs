@@ -286,6 +286,7 @@ impl<F> McpServer<F> {
                 Some(version) => Era::Session(version),
                 None => Era::Stateless,
             },
+            scopes: super::ScopeCheck::of(context),
         }
     }
 

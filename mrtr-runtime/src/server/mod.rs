@@ -33,6 +33,7 @@ mod principal;
 mod ratelimit;
 mod registry;
 pub(crate) mod round;
+mod scopes;
 pub(crate) mod stamp;
 pub mod tasks;
 mod unwind;
@@ -64,6 +65,8 @@ pub use mcp_server::{McpServer, NoFallback};
 pub use mrtr::StaleStatePolicy;
 pub use principal::{Principal, PrincipalResolver};
 pub use round::{DEFAULT_MAX_ROUNDS_PER_CALL, DEFAULT_ROUND_TIMEOUT};
+pub(crate) use scopes::ScopeCheck;
+pub use scopes::{GrantedScopes, REQUIRED_SCOPES_META_KEY};
 
 #[cfg(test)]
 mod tests {

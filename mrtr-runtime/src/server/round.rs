@@ -73,6 +73,8 @@ pub(crate) struct Caller {
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) principal: Option<String>,
     pub(crate) era: Era,
+    /// What the request's access token grants, checked against the machine's declared scopes.
+    pub(crate) scopes: super::ScopeCheck,
 }
 
 /// How long one round of a machine's own code may run: the server's
@@ -270,6 +272,9 @@ pub(crate) enum RoundError {
     Deadline { timeout: Duration },
     /// A bug: in the machine, or a state the server itself kept that does not fit.
     Internal(String),
+    /// The machine declares OAuth scopes the request's token does not grant (all of the
+    /// declared ones), refused before any of its code runs.
+    InsufficientScope(Vec<String>),
 }
 
 impl RoundError {
@@ -286,6 +291,7 @@ impl RoundError {
             RoundError::RejectedState(_) => "rejected",
             RoundError::Deadline { .. } => "round timeout",
             RoundError::Internal(_) => "internal error",
+            RoundError::InsufficientScope(_) => "insufficient scope",
         }
     }
 
@@ -324,6 +330,7 @@ impl RoundError {
             RoundError::RejectedState(_) => errors::rejected_state(),
             RoundError::Deadline { timeout } => errors::round_timeout(target, *timeout),
             RoundError::Internal(detail) => errors::internal(detail),
+            RoundError::InsufficientScope(scopes) => errors::insufficient_scope(target, scopes),
         }
     }
 }
@@ -335,6 +342,10 @@ pub(crate) async fn step_round<M: Machine + ?Sized>(
     machine: &M,
     input: RoundInput<'_>,
 ) -> RoundOutcome<M::Output> {
+    // Before any of the machine's code runs, on every path (stateless, legacy, tasks).
+    if let Err(scopes) = input.caller.scopes.check(&machine.descriptor().scopes) {
+        return RoundOutcome::Failed(RoundError::InsufficientScope(scopes));
+    }
     match input.limits.round_timeout.of(machine.descriptor()) {
         Some(timeout) => tokio::time::timeout(timeout, run_round(machine, input))
             .await
@@ -387,7 +398,8 @@ async fn run_round<M: Machine + ?Sized>(
             caller.principal.clone(),
             round,
             Arc::clone(states),
-        );
+        )
+        .with_scopes(caller.scopes.granted().cloned());
         let run = Run {
             arguments,
             resume: resume.take(),
@@ -627,6 +639,7 @@ mod tests {
             capabilities: serde_json::from_value(capabilities).unwrap(),
             principal: None,
             era,
+            scopes: crate::server::ScopeCheck::Unchecked,
         }
     }
 

@@ -590,6 +590,8 @@ impl Harness {
                 capabilities: self.capabilities.clone(),
                 principal: self.principal.clone(),
                 era: Era::Stateless,
+                // The harness has no HTTP request: declared scopes are not checked.
+                scopes: crate::server::ScopeCheck::Unchecked,
             },
             task_after: None,
         };

@@ -49,6 +49,12 @@ pub(super) fn descriptor(
         }
         None => descriptor,
     };
+    let descriptor = match &function.args.scopes {
+        Some(scopes) if !scopes.is_empty() => {
+            quote!(#descriptor.with_scopes([#(#scopes),*]))
+        }
+        _ => descriptor,
+    };
     // Fixed questions are sealed as an index into these (see `MachineDescriptor::literals`).
     if literals.is_empty() {
         descriptor

@@ -51,6 +51,9 @@
 //! it with [`HttpServing::serve`]/[`HttpServing::bind`] to get the connection-level
 //! limits too.
 
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub mod auth;
 mod budget;
 mod connections;
 mod gate;
@@ -164,6 +167,8 @@ pub struct HttpServing<F = NoFallback> {
     max_streams_per_session: usize,
     max_streams_per_principal: usize,
     session_node: Option<String>,
+    #[cfg(feature = "auth")]
+    auth: Option<auth::ResourceServer>,
 }
 
 impl<F> HttpServing<F>
@@ -198,7 +203,27 @@ where
             max_streams_per_session: DEFAULT_MAX_STREAMS_PER_SESSION,
             max_streams_per_principal: DEFAULT_MAX_STREAMS_PER_PRINCIPAL,
             session_node: None,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
+    }
+
+    /// Requires an OAuth 2.1 bearer access token on every request to the endpoint, and
+    /// serves the Protected Resource Metadata (feature `auth`; see [`auth`]).
+    ///
+    /// ```
+    /// # let server = mrtr_runtime::server::McpServer::builder("demo").keys(mrtr_runtime::token::KeyRing::generate_process_local().unwrap()).build().unwrap();
+    /// use mrtr_runtime::server::http::{HttpServing, auth::ResourceServer};
+    /// let serving = HttpServing::new(server).auth(
+    ///     ResourceServer::new("https://mcp.example.com/mcp".parse().unwrap())
+    ///         .authorization_server("https://auth.example.com"),
+    /// );
+    /// ```
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+    pub fn auth(mut self, resource: auth::ResourceServer) -> Self {
+        self.auth = Some(resource);
+        self
     }
 
     /// The path of the MCP endpoint (default `/mcp`).
@@ -551,8 +576,10 @@ where
                 self.max_connections.unwrap_or_else(default_max_connections),
             )),
         };
-        let router = endpoint
-            .layer(axum::middleware::from_fn_with_state(gate, gate::gate))
+        let router = endpoint.layer(axum::middleware::from_fn_with_state(gate, gate::gate));
+        #[cfg(feature = "auth")]
+        let router = auth::protect(router, self.auth);
+        let router = router
             .layer(tower_http::limit::RequestBodyLimitLayer::new(
                 self.max_body_bytes,
             ))

@@ -220,6 +220,8 @@ impl Tasks {
             capabilities,
             principal,
             era: Era::Stateless,
+            // Checked when the task was created, on the request that created it.
+            scopes: crate::server::ScopeCheck::Unchecked,
         };
         self.spawn(
             machine,
@@ -371,6 +373,8 @@ impl Tasks {
             capabilities: body.capabilities,
             principal: body.principal,
             era: Era::Stateless,
+            // Checked when the task was created, on the request that created it.
+            scopes: crate::server::ScopeCheck::Unchecked,
         };
         self.spawn(
             machine,
