@@ -59,11 +59,14 @@ async fn panics() -> String {
     }
 }
 
+/// A state that fails only when it seals: `build()`'s dry read of the state type gives the
+/// `NonZeroU32` a made-up `0`, which it refuses, so that read never reaches the JSON value
+/// behind it (its blind spot); the seal-time walk of the real value does.
 #[mrtr::tool]
 async fn keeps_json() -> String {
-    let kept = serde_json::json!({"a": 1});
+    let kept = (std::num::NonZeroU32::MIN, serde_json::json!({"a": 1}));
     let _ = ask!(confirm("Go?"));
-    kept.to_string()
+    kept.1.to_string()
 }
 
 #[mrtr::tool]
