@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mrtr::rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, Content};
+use mrtr::rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
 use mrtr::rmcp::model::{ProgressNotificationParam, ServerCapabilities, ServerConfig};
 use mrtr::rmcp::service::RequestContext;
 use mrtr::rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -46,7 +46,7 @@ impl ServerHandler for Progressing {
                 .notify_progress(ProgressNotificationParam::new(token, 0.5))
                 .await;
         }
-        Ok(CallToolResult::success(vec![Content::text(format!("done: {}", request.name))]).into())
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("done: {}", request.name))]).into())
     }
 }
 
@@ -142,8 +142,9 @@ async fn logged<T>(work: impl std::future::Future<Output = T>) -> (T, String) {
     (out, text)
 }
 
-/// rmcp's service logs this as each request's service starts; the native path has none.
-const RMCP_SERVICE_STARTED: &str = "Service initialized as server";
+/// rmcp's service logs this as each request's service starts (with the request's peer
+/// info); the native path starts none.
+const RMCP_SERVICE_STARTED: &str = "Service initialized as server peer_info=Some";
 
 #[tokio::test]
 async fn native_answers_equal_the_rmcp_paths_and_start_no_rmcp_service() {
@@ -224,6 +225,12 @@ async fn a_body_deeper_than_the_parser_takes_gets_the_parse_error_a_shallow_one_
     let (status, _, text) = send(post(&url, "tools/call", deep, None)).await;
     let refused: Value = serde_json::from_str(&text).unwrap();
     assert_eq!((status, refused["error"]["code"].as_i64()), (400, Some(-32700)), "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("recursion limit")),
+        "{refused}"
+    );
     let shallow = json!({"name": "confirm_it", "arguments": nested(20)});
     let (status, _, text) = send(post(&url, "tools/call", shallow, None)).await;
     let served: Value = serde_json::from_str(&text).unwrap();

@@ -50,8 +50,8 @@ use crate::server::{McpServer, NoFallback};
 /// keep working.
 const RMCP_SERVICE: &str = "rmcp::service";
 
-/// A body nested this deep (objects and arrays) takes the rmcp path, whose parser refuses
-/// what is deeper than serde_json's limit.
+/// A body nested this deep (objects and arrays) is left to the gate's envelope check, whose
+/// parser refuses what is deeper than serde_json's limit (128).
 const MAX_NATIVE_DEPTH: usize = 100;
 
 /// What `Mcp-Name` starts with when its value is Base64-encoded (SEP-2243).
@@ -80,6 +80,11 @@ impl<'a> Envelope<'a> {
     /// integer or string id, a string method); `None` sends the body to the gate's own
     /// check, which says what is wrong with it.
     pub(super) fn parse(body: &'a [u8]) -> Option<Self> {
+        // Raw and ignored values are skipped without serde_json's depth limit: a deep body
+        // is left to the gate's check, which refuses what is too deep to parse.
+        if !shallower_than(body, MAX_NATIVE_DEPTH) {
+            return None;
+        }
         serde_json::from_slice(body).ok()
     }
 
@@ -189,12 +194,6 @@ impl Stateless {
         }
         let version = sole(headers, "mcp-protocol-version")?;
         if version < ProtocolVersion::V_2026_07_28.as_str() || sole(headers, "mcp-method")? != method
-        {
-            return None;
-        }
-        if envelope
-            .params
-            .is_some_and(|params| !shallower_than(params.get(), MAX_NATIVE_DEPTH))
         {
             return None;
         }
@@ -412,10 +411,10 @@ impl<'de> MapAccess<'de> for MethodAndParams<'de> {
     }
 }
 
-/// Whether `json` (valid JSON) nests objects and arrays less than `limit` deep.
-fn shallower_than(json: &str, limit: usize) -> bool {
+/// Whether `json` nests objects and arrays less than `limit` deep.
+fn shallower_than(json: &[u8], limit: usize) -> bool {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &byte in json.as_bytes() {
+    for &byte in json {
         if in_string {
             match byte {
                 _ if escaped => escaped = false,
@@ -639,9 +638,12 @@ mod tests {
 
     #[test]
     fn depth_is_counted_outside_strings_only() {
-        assert!(shallower_than(r#"{"a":[[1]]}"#, 4));
-        assert!(!shallower_than(r#"{"a":[[1]]}"#, 3));
-        assert!(shallower_than(r#"{"a":"[[[[[\"[["}"#, 2));
+        assert!(shallower_than(br#"{"a":[[1]]}"#, 4));
+        assert!(!shallower_than(br#"{"a":[[1]]}"#, 3));
+        assert!(shallower_than(br#"{"a":"[[[[[\"[["}"#, 2));
+        // What the envelope parse would skip unchecked goes to the gate's own check.
+        let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","junk":{}1{}}}"#, "[".repeat(150), "]".repeat(150));
+        assert!(Envelope::parse(deep.as_bytes()).is_none());
     }
 
     #[test]
