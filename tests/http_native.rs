@@ -46,7 +46,10 @@ impl ServerHandler for Progressing {
                 .notify_progress(ProgressNotificationParam::new(token, 0.5))
                 .await;
         }
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!("done: {}", request.name))]).into())
+        Ok(
+            CallToolResult::success(vec![ContentBlock::text(format!("done: {}", request.name))])
+                .into(),
+        )
     }
 }
 
@@ -154,7 +157,10 @@ async fn native_answers_equal_the_rmcp_paths_and_start_no_rmcp_service() {
         ("server/discover", json!({})),
         ("prompts/list", json!({})),
         ("ping", json!({})),
-        ("tools/call", json!({"name": "no_such_tool", "arguments": {}})),
+        (
+            "tools/call",
+            json!({"name": "no_such_tool", "arguments": {}}),
+        ),
     ] {
         let (native, native_log) = logged(send(post(&url, method, params.clone(), None))).await;
         let (through_rmcp, rmcp_log) = logged(send(post(
@@ -201,8 +207,7 @@ async fn a_flow_completes_natively_as_plain_json() {
         .clone();
     let mut retry = call;
     retry["requestState"] = json!(state);
-    retry["inputResponses"] =
-        json!({ key: {"action": "accept", "content": {"confirm": true}} });
+    retry["inputResponses"] = json!({ key: {"action": "accept", "content": {"confirm": true}} });
     let (status, content_type, text) = send(post(&url, "tools/call", retry, None)).await;
     assert_eq!((status, content_type.as_str()), (200, "application/json"));
     let done: Value = serde_json::from_str(&text).unwrap();
@@ -224,7 +229,11 @@ async fn a_body_deeper_than_the_parser_takes_gets_the_parse_error_a_shallow_one_
     let deep = json!({"name": "confirm_it", "arguments": nested(200)});
     let (status, _, text) = send(post(&url, "tools/call", deep, None)).await;
     let refused: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!((status, refused["error"]["code"].as_i64()), (400, Some(-32700)), "{refused}");
+    assert_eq!(
+        (status, refused["error"]["code"].as_i64()),
+        (400, Some(-32700)),
+        "{refused}"
+    );
     assert!(
         refused["error"]["message"]
             .as_str()
@@ -249,7 +258,10 @@ async fn a_fallback_tool_that_reports_progress_streams_through_rmcp() {
     let call = json!({"name": "hand_written", "arguments": {}, "_meta": {"progressToken": "p1"}});
     let (status, content_type, text) = send(post(&url, "tools/call", call, None)).await;
     assert_eq!(status, 200, "{text}");
-    assert!(content_type.starts_with("text/event-stream"), "{content_type}: {text}");
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}: {text}"
+    );
     assert!(text.contains("notifications/progress"), "{text}");
     assert!(text.contains("done: hand_written"), "{text}");
     // Its machine tool is still served natively.

@@ -131,15 +131,13 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         Ok(permit) => permit,
         Err(refusal) => return refused(refusal, id),
     };
-    let legacy = gate.legacy.as_ref().filter(|_| {
-        session.is_some() || method.as_deref() == Some("initialize")
-    });
+    let legacy = gate
+        .legacy
+        .as_ref()
+        .filter(|_| session.is_some() || method.as_deref() == Some("initialize"));
     let Some(legacy) = legacy else {
         // Stateless: natively when the server answers it itself, else through rmcp.
-        let native = envelope
-            .as_ref()
-            .and_then(|envelope| gate.stateless.prepare(&parts, envelope));
-        drop(envelope);
+        let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
         if let Some(prepared) = native {
             let serving = gate.stateless.serve(prepared, parts, held);
             return detached(&gate.detached_work, serving, in_flight).await;
@@ -166,14 +164,11 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
     }
 }
 
-/// Runs a stateless request (`serving`: natively, or through rmcp) in a task of its own,
-/// holding the caller's place under its in-flight cap until the response is made. A client
-/// that leaves before the reply then does not cut the request off halfway: the round runs
-/// to its end (bounded by `round_timeout`) and its reply goes into a response nobody reads
-/// (through rmcp, failing to deliver it was an ERROR per disconnect). The caller keeps its
-/// place until then, so leaving does not escape its cap, and all such work together holds
-/// one of `max_connections` places, as it did while it ended with its connection. A panic
-/// in the request's code is answered `-32603`, never a dropped connection.
+/// Runs a stateless request (natively or through rmcp) in a task of its own, holding the
+/// caller's in-flight place until the response is made: a client that leaves does not cut
+/// the round off halfway (it runs to its end, bounded by `round_timeout`, into a response
+/// nobody reads) nor escape its cap; all such work holds at most `max_connections` places.
+/// A panic in the request's code is answered `-32603`, never a dropped connection.
 async fn detached(
     work: &Arc<tokio::sync::Semaphore>,
     serving: impl Future<Output = Response> + Send + 'static,
@@ -605,7 +600,10 @@ pub(super) fn error_response(
     message: String,
 ) -> Response {
     let error = JsonRpcError::new(id, ErrorData::new(code, message, None));
-    json_response(status, serde_json::to_vec(&error).unwrap_or_default().into())
+    json_response(
+        status,
+        serde_json::to_vec(&error).unwrap_or_default().into(),
+    )
 }
 
 /// A response with a JSON body.

@@ -193,7 +193,8 @@ impl Stateless {
             return None;
         }
         let version = sole(headers, "mcp-protocol-version")?;
-        if version < ProtocolVersion::V_2026_07_28.as_str() || sole(headers, "mcp-method")? != method
+        if version < ProtocolVersion::V_2026_07_28.as_str()
+            || sole(headers, "mcp-method")? != method
         {
             return None;
         }
@@ -623,8 +624,9 @@ mod tests {
             request.get_meta().protocol_version(),
             Some(ProtocolVersion::V_2026_07_28)
         );
-        let null = Envelope::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#)
-            .unwrap();
+        let null =
+            Envelope::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#)
+                .unwrap();
         assert!(typed_request("tools/list", null.params).is_some());
         assert!(typed_request("tools/call", null.params).is_none());
         // A non-string requestState is rmcp's to answer (-32602 through its custom request).
@@ -642,7 +644,11 @@ mod tests {
         assert!(!shallower_than(br#"{"a":[[1]]}"#, 3));
         assert!(shallower_than(br#"{"a":"[[[[[\"[["}"#, 2));
         // What the envelope parse would skip unchecked goes to the gate's own check.
-        let deep = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","junk":{}1{}}}"#, "[".repeat(150), "]".repeat(150));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"x","junk":{}1{}}}"#,
+            "[".repeat(150),
+            "]".repeat(150)
+        );
         assert!(Envelope::parse(deep.as_bytes()).is_none());
     }
 
