@@ -44,7 +44,9 @@ mod unwind;
 /// rmcp, which serves the protocol underneath, logs every request: an INFO line as each
 /// stateless request's service starts (with the client's `clientInfo` and capabilities)
 /// and two as it ends, and a WARN line, `response error`, with the whole JSON-RPC error
-/// for every request answered with one. A client sending bad input fills a WARN-level log
+/// for every request answered with one (the native 2026-07-28 path of
+/// [`http`] writes its request, result and `response error` lines
+/// under the same target, without the INFO lines). A client sending bad input fills a WARN-level log
 /// with one line per request (and the INFO lines carry what the client wrote). These
 /// directives keep rmcp's service and HTTP-transport targets at ERROR; mrtr's own lines
 /// (rate-limited, without client text) are unaffected. The examples apply them unless

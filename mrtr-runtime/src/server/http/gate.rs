@@ -10,6 +10,7 @@
 //! long-lived streams (GET streams, pending legacy calls) take a place in their own
 //! budget and hand their connection slot back.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,6 +33,7 @@ use super::budget::{
 use super::connections::ConnectionSlot;
 use super::inflight::{self, InFlight, InFlightPermit, Principals};
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
+use super::stateless::{Envelope, Stateless};
 
 /// The request-level limits the gate enforces.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +50,8 @@ pub(super) struct Gate {
     pub(super) bodies: Arc<BodyBudget>,
     pub(super) in_flight: Arc<InFlight>,
     pub(super) legacy: Option<Arc<Legacy>>,
+    /// The native path for the stateless requests the server answers itself.
+    pub(super) stateless: Arc<Stateless>,
     /// Stateless requests running (their clients may have left): at most `max_connections`,
     /// the bound that held when a request ended with its connection.
     pub(super) detached_work: Arc<tokio::sync::Semaphore>,
@@ -113,26 +117,41 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         Ok(read) => read,
         Err(refusal) => return refusal,
     };
-    let (id, method) = match check_envelope(&body) {
-        Ok(checked) => checked,
-        Err(refusal) => return refusal,
+    // The one parse of the body; what it does not understand, the envelope check words.
+    let envelope = Envelope::parse(&body);
+    let (id, method) = match envelope.as_ref().and_then(Envelope::id_and_method) {
+        Some(checked) => checked,
+        None => match check_envelope(&body) {
+            Ok(checked) => checked,
+            Err(refusal) => return refusal,
+        },
     };
     // Held until the response is made: the caller's place under its in-flight cap.
     let in_flight = match gate.in_flight.admit(&parts) {
         Ok(permit) => permit,
         Err(refusal) => return refused(refusal, id),
     };
-    // The bytes stay in the budget until rmcp has read and dropped the body.
-    let body = held_body(body, held);
-    let Some(legacy) = &gate.legacy else {
-        let request = Request::from_parts(parts, body);
-        let response = detached(&gate.detached_work, next, request, in_flight).await;
+    let legacy = gate
+        .legacy
+        .as_ref()
+        .filter(|_| session.is_some() || method.as_deref() == Some("initialize"));
+    let Some(legacy) = legacy else {
+        // Stateless: natively when the server answers it itself, else through rmcp.
+        let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
+        if let Some(prepared) = native {
+            let serving = gate.stateless.serve(prepared, parts, held);
+            return detached(&gate.detached_work, serving, in_flight).await;
+        }
+        // The bytes stay in the budget until rmcp has read and dropped the body.
+        let request = Request::from_parts(parts, held_body(body, held));
+        let response = detached(&gate.detached_work, next.run(request), in_flight).await;
         return jsonrpc_errors(response, id).await;
     };
-    let request = Request::from_parts(parts, body);
+    drop(envelope);
+    let request = Request::from_parts(parts, held_body(body, held));
     match &session {
         Some(session) => on_session(legacy, session, request, next, id, method).await,
-        None if method.as_deref() == Some("initialize") => {
+        None => {
             let (parts, body) = request.into_parts();
             let seat = match legacy.sessions.admit(legacy.owner(&parts)) {
                 Ok(seat) => seat,
@@ -142,24 +161,17 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
             let response = sessions::opening(seat, next.run(request)).await;
             jsonrpc_errors(response, id).await
         }
-        None => {
-            let response = detached(&gate.detached_work, next, request, in_flight).await;
-            jsonrpc_errors(response, id).await
-        }
     }
 }
 
-/// Runs a stateless request through rmcp in a task of its own, holding the caller's place
-/// under its in-flight cap until the response is made. A client that leaves before the
-/// reply then does not cut the request off halfway: the round runs to its end (bounded by
-/// `round_timeout`) and rmcp delivers its reply into a response nobody reads, instead of
-/// failing to, which rmcp logged as an ERROR per disconnect. The caller keeps its place
-/// until then, so leaving does not escape its cap, and all such work together holds one of
-/// `max_connections` places, as it did while it ended with its connection.
+/// Runs a stateless request (natively or through rmcp) in a task of its own, holding the
+/// caller's in-flight place until the response is made: a client that leaves does not cut
+/// the round off halfway (it runs to its end, bounded by `round_timeout`, into a response
+/// nobody reads) nor escape its cap; all such work holds at most `max_connections` places.
+/// A panic in the request's code is answered `-32603`, never a dropped connection.
 async fn detached(
     work: &Arc<tokio::sync::Semaphore>,
-    next: Next,
-    request: Request,
+    serving: impl Future<Output = Response> + Send + 'static,
     in_flight: Option<InFlightPermit>,
 ) -> Response {
     let failed = || {
@@ -176,7 +188,7 @@ async fn detached(
     };
     let run = tokio::spawn(
         async move {
-            let response = next.run(request).await;
+            let response = serving.await;
             drop(in_flight);
             drop(place);
             response
@@ -581,14 +593,21 @@ fn invalid_request(id: Option<RequestId>, message: &str) -> Response {
 }
 
 /// A JSON-RPC error response (`"id": null` when the request's id is unknown).
-fn error_response(
+pub(super) fn error_response(
     status: StatusCode,
     id: Option<RequestId>,
     code: ErrorCode,
     message: String,
 ) -> Response {
     let error = JsonRpcError::new(id, ErrorData::new(code, message, None));
-    let body = serde_json::to_vec(&error).unwrap_or_default();
+    json_response(
+        status,
+        serde_json::to_vec(&error).unwrap_or_default().into(),
+    )
+}
+
+/// A response with a JSON body.
+pub(super) fn json_response(status: StatusCode, body: Bytes) -> Response {
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     response.headers_mut().insert(
@@ -678,7 +697,7 @@ fn is_request_level_error(bytes: &[u8]) -> bool {
 
 /// Removes `"elicitationId": ""` from the URL-mode elicitations of an `input_required`
 /// result; anything else is returned unchanged.
-fn without_empty_elicitation_ids(bytes: Bytes) -> Bytes {
+pub(super) fn without_empty_elicitation_ids(bytes: Bytes) -> Bytes {
     if !bytes
         .windows(EMPTY_ELICITATION_ID.len())
         .any(|window| window == EMPTY_ELICITATION_ID)

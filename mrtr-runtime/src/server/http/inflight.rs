@@ -38,14 +38,18 @@ impl Principals {
         })
     }
 
-    /// The principal the server's resolver finds for a request with these parts.
-    pub(super) fn owner(&self, parts: &http::request::Parts) -> Owner {
-        let peer: Peer<RoleServer> = self
-            .detached
+    /// A peer connected to nothing, for a `RequestContext` no handler talks back through
+    /// (the resolver's here; the native path's, whose handlers never do).
+    pub(super) fn detached_peer(&self) -> Peer<RoleServer> {
+        self.detached
             .get_or_init(|| rmcp::service::serve_directly(NoFallback, Detached, None))
             .peer()
-            .clone();
-        let mut context = RequestContext::new(RequestId::Number(0), peer);
+            .clone()
+    }
+
+    /// The principal the server's resolver finds for a request with these parts.
+    pub(super) fn owner(&self, parts: &http::request::Parts) -> Owner {
+        let mut context = RequestContext::new(RequestId::Number(0), self.detached_peer());
         context.extensions.insert(parts.clone());
         (self.resolver)(&context).map(Arc::from)
     }

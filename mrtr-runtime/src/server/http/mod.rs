@@ -30,6 +30,13 @@
 //! | [`max_streams_per_principal`](HttpServing::max_streams_per_principal) | 64 | the same across one principal's sessions (an anonymous caller's: across its client address's, counted as for `max_connections_per_address`), so it bounds one caller's **pending legacy calls**; `429` naming `max_streams_per_principal` |
 //! | [`session_node`](HttpServing::session_node) | none | a name prefixed to session ids (`n1.…`) so a balancer can route a session back to its node (see the README's scale-out section) |
 //!
+//! A 2026-07-28 request the server answers itself is served natively (`stateless.rs`): its
+//! body is parsed once, checked on the parsed value, handed straight to the server's own
+//! request handling and answered as one plain JSON body, with no rmcp session or service
+//! machinery per request. Requests a fallback handler answers (they may stream), browser
+//! requests (an `Origin` to check), malformed or mismatched ones and legacy sessions go
+//! through rmcp's Streamable HTTP service behind the same gate and limits.
+//!
 //! Always on: `TCP_NODELAY` on accepted sockets (without it a reply's last small write
 //! waits ~40 ms for a delayed ACK), JSON responses for results that stream nothing first
 //! (rmcp's SSE framing costs more CPU), HTTP/1.1 only, stateless 2026-07-28 serving beside
@@ -59,6 +66,7 @@ mod connections;
 mod gate;
 mod inflight;
 mod sessions;
+mod stateless;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -530,6 +538,12 @@ where
         let principals = inflight::Principals::new(self.server.inner.principal.clone());
         let in_flight =
             inflight::InFlight::new(principals.clone(), self.max_in_flight_per_principal);
+        let stateless = stateless::Stateless::new(
+            self.server.clone(),
+            &config.allowed_hosts,
+            principals.clone(),
+            cancel.clone(),
+        );
         let server = self.server;
         let (endpoint, legacy) = if legacy {
             let sessions = Arc::new(sessions::Sessions::new(sessions::SessionLimits {
@@ -572,6 +586,7 @@ where
             bodies,
             in_flight,
             legacy,
+            stateless,
             detached_work: Arc::new(tokio::sync::Semaphore::new(
                 self.max_connections.unwrap_or_else(default_max_connections),
             )),

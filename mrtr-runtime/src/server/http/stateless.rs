@@ -1,0 +1,681 @@
+//! The native path for 2026-07-28 (stateless) requests: the body the gate has read is
+//! parsed once, here, checked on the parsed value, handed straight to the [`McpServer`]'s
+//! own request handling, and the reply is written into one buffer as plain JSON.
+//!
+//! No rmcp session or service machinery runs on this path: no `StreamableHttpService`, no
+//! service task, transport or channel per request, no second parse of the body and no
+//! rewrite of the response afterwards.
+//!
+//! It serves what the server answers itself (its machines' `tools/call`, `prompts/get` and
+//! `resources/read`; with no fallback handler, every method it reads here, listings,
+//! `server/discover` and `tasks/*` included), for a request that a conforming 2026-07-28 client sends:
+//! one JSON-RPC request whose `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers
+//! agree with its body, whose `_meta` carries the protocol version and capabilities, with
+//! an allowed `Host` and no `Origin`. Anything else — a request a fallback handler answers
+//! (it may stream, or talk to its peer), a browser's request (its `Origin` is checked
+//! there), a malformed or mismatched one (the errors are answered there, word for word) —
+//! takes the rmcp path behind the same gate, so both paths answer every request alike and
+//! the native one never decides an error rmcp would word differently.
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::response::Response;
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use http::{HeaderMap, StatusCode, header};
+use rmcp::model::{
+    ClientRequest, ErrorCode, Extensions, GetExtensions as _, GetMeta as _, JsonRpcMessage,
+    ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
+};
+use rmcp::service::{RequestContext, Service as _};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Deserialize;
+use serde::de::value::BorrowedStrDeserializer;
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
+
+use super::budget::Reservation;
+use super::gate::{error_response, json_response, without_empty_elicitation_ids};
+use super::inflight::Principals;
+use crate::server::{McpServer, NoFallback};
+
+/// The target rmcp logs requests under: the native path logs its requests there too, so
+/// the log filters written for rmcp ([`RMCP_LOG_DIRECTIVES`](crate::server::RMCP_LOG_DIRECTIVES))
+/// keep working.
+const RMCP_SERVICE: &str = "rmcp::service";
+
+/// A body nested this deep (objects and arrays) is left to the gate's envelope check, whose
+/// parser refuses what is deeper than serde_json's limit (128).
+const MAX_NATIVE_DEPTH: usize = 100;
+
+/// What `Mcp-Name` starts with when its value is Base64-encoded (SEP-2243).
+const BASE64_HEADER_PREFIX: &str = "=?base64?";
+
+/// One POST body's JSON-RPC envelope, borrowed from the body; `params` stays raw until the
+/// method's own type reads it.
+#[derive(Deserialize)]
+pub(super) struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    #[serde(default, deserialize_with = "integer_or_string")]
+    id: Option<RequestId>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+impl<'a> Envelope<'a> {
+    /// The envelope of `body`, when it is one JSON-RPC object this parse understands (an
+    /// integer or string id, a string method); `None` sends the body to the gate's own
+    /// check, which says what is wrong with it.
+    pub(super) fn parse(body: &'a [u8]) -> Option<Self> {
+        // Raw and ignored values are skipped without serde_json's depth limit: a deep body
+        // is left to the gate's check, which refuses what is too deep to parse.
+        if !shallower_than(body, MAX_NATIVE_DEPTH) {
+            return None;
+        }
+        serde_json::from_slice(body).ok()
+    }
+
+    /// The id and method, as the gate's envelope check finds them, when the envelope is
+    /// valid JSON-RPC 2.0 (a request, a notification, or a client's response).
+    pub(super) fn id_and_method(&self) -> Option<(Option<RequestId>, Option<String>)> {
+        if self.jsonrpc != "2.0" {
+            return None;
+        }
+        match &self.method {
+            Some(method) => Some((self.id.clone(), Some(method.to_string()))),
+            None if self.result.is_some() || self.error.is_some() => Some((self.id.clone(), None)),
+            None => None,
+        }
+    }
+}
+
+/// A field that is there, even as `null` (serde's `Option` makes `null` absent).
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// A JSON-RPC id: a string, or an integer rmcp keeps (`i64`). Anything else — `null`, a
+/// float, a larger integer — fails the parse, and the gate's own check answers it.
+fn integer_or_string<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<RequestId>, D::Error> {
+    struct IdVisitor;
+    impl Visitor<'_> for IdVisitor {
+        type Value = RequestId;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string or an integer")
+        }
+        fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<RequestId, E> {
+            Ok(RequestId::Number(value))
+        }
+        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<RequestId, E> {
+            i64::try_from(value)
+                .map(RequestId::Number)
+                .map_err(|_| E::custom("id beyond i64"))
+        }
+        fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<RequestId, E> {
+            Ok(RequestId::String(value.into()))
+        }
+    }
+    deserializer.deserialize_any(IdVisitor).map(Some)
+}
+
+/// A request the native path serves: its id and its typed request.
+pub(super) struct Prepared {
+    id: RequestId,
+    request: ClientRequest,
+}
+
+/// The native path of one router: what it checks requests against, and the server.
+pub(super) struct Stateless {
+    server: Arc<dyn NativeServer>,
+    /// The `Host` values served (rmcp's list: an entry without a port allows any port; an
+    /// empty list allows every host).
+    hosts: Vec<(String, Option<u16>)>,
+    principals: Arc<Principals>,
+    /// Cancelled when the server stops: in-flight requests end with an internal error.
+    cancel: CancellationToken,
+}
+
+impl Stateless {
+    pub(super) fn new<F>(
+        server: McpServer<F>,
+        allowed_hosts: &[String],
+        principals: Arc<Principals>,
+        cancel: CancellationToken,
+    ) -> Arc<Self>
+    where
+        F: ServerHandler + Send + Sync + 'static,
+    {
+        Arc::new(Stateless {
+            server: Arc::new(NativeMcp::new(server)),
+            hosts: allowed_hosts
+                .iter()
+                .filter_map(|allowed| allowed_authority(allowed))
+                .collect(),
+            principals,
+            cancel,
+        })
+    }
+
+    /// The typed request, when this path serves it (see the module docs); `None` sends it
+    /// the rmcp way.
+    pub(super) fn prepare(
+        &self,
+        parts: &http::request::Parts,
+        envelope: &Envelope<'_>,
+    ) -> Option<Prepared> {
+        if envelope.jsonrpc != "2.0" || envelope.result.is_some() || envelope.error.is_some() {
+            return None;
+        }
+        let id = envelope.id.clone()?;
+        let method = envelope.method.as_deref()?;
+        let headers = &parts.headers;
+        if headers.contains_key(header::ORIGIN)
+            || !self.allows_host(parts)
+            || !accepts_json_and_event_stream(headers)
+        {
+            return None;
+        }
+        let version = sole(headers, "mcp-protocol-version")?;
+        if version < ProtocolVersion::V_2026_07_28.as_str()
+            || sole(headers, "mcp-method")? != method
+        {
+            return None;
+        }
+        let request = typed_request(method, envelope.params)?;
+        let meta = request.get_meta();
+        if meta.protocol_version()?.as_str() != version
+            || !meta
+                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+        {
+            return None;
+        }
+        if let Some(name) = addressed(&request) {
+            let header = sole(headers, "mcp-name")?;
+            if header.starts_with(BASE64_HEADER_PREFIX) || header != name {
+                return None;
+            }
+        }
+        self.server
+            .serves_itself(&request)
+            .then_some(Prepared { id, request })
+    }
+
+    /// Serves a prepared request: the server's answer as one JSON body. `held` (the body's
+    /// bytes in the buffered-bytes budget) is given back once the answer is made.
+    pub(super) fn serve(
+        self: &Arc<Self>,
+        prepared: Prepared,
+        parts: http::request::Parts,
+        held: Reservation,
+    ) -> impl Future<Output = Response> + Send + 'static {
+        let this = self.clone();
+        async move {
+            let Prepared { id, mut request } = prepared;
+            tracing::debug!(target: RMCP_SERVICE, %id, ?request, "received request");
+            let mut meta = RequestMetaObject::new();
+            std::mem::swap(&mut meta, request.get_meta_mut());
+            // The HTTP parts, where rmcp puts them: the principal resolver reads them there.
+            request.extensions_mut().insert(parts);
+            let mut context = RequestContext::new(id.clone(), this.principals.detached_peer());
+            context.ct = this.cancel.child_token();
+            context.meta = meta;
+            context.extensions = std::mem::replace(request.extensions_mut(), Extensions::new());
+            let handled = this.server.handle(request, context);
+            let result = tokio::select! {
+                result = handled => result,
+                () = this.cancel.cancelled() => {
+                    return error_response(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        Some(id),
+                        ErrorCode::INTERNAL_ERROR,
+                        "the server stopped before the request was answered".into(),
+                    );
+                }
+            };
+            drop(held);
+            let message: ServerJsonRpcMessage = match result {
+                Ok(result) => {
+                    tracing::debug!(target: RMCP_SERVICE, %id, ?result, "response message");
+                    JsonRpcMessage::response(result, id)
+                }
+                Err(error) => {
+                    tracing::warn!(target: RMCP_SERVICE, %id, ?error, "response error");
+                    JsonRpcMessage::error(error, Some(id))
+                }
+            };
+            written(&message)
+        }
+        .in_current_span()
+    }
+
+    fn allows_host(&self, parts: &http::request::Parts) -> bool {
+        let authority = match parts.headers.get(header::HOST) {
+            Some(host) => host
+                .to_str()
+                .ok()
+                .and_then(|host| http::uri::Authority::try_from(host).ok()),
+            None => parts.uri.authority().cloned(),
+        };
+        let Some(authority) = authority else {
+            return false;
+        };
+        let host = normalized_host(authority.host());
+        let port = authority.port_u16();
+        self.hosts.is_empty()
+            || self.hosts.iter().any(|(allowed, allowed_port)| {
+                *allowed == host && allowed_port.is_none_or(|allowed| Some(allowed) == port)
+            })
+    }
+}
+
+/// The reply as one JSON body, with the HTTP status the transport gives it.
+fn written(message: &ServerJsonRpcMessage) -> Response {
+    let status = match message {
+        JsonRpcMessage::Error(error) => match error.error.code {
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+            ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+            _ => StatusCode::OK,
+        },
+        _ => StatusCode::OK,
+    };
+    match serde_json::to_vec(message) {
+        Ok(body) => json_response(status, without_empty_elicitation_ids(Bytes::from(body))),
+        Err(error) => error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            ErrorCode::INTERNAL_ERROR,
+            format!("the response could not be produced: {error}"),
+        ),
+    }
+}
+
+/// The request types the native path reads, by method.
+fn typed_request(method: &str, params: Option<&RawValue>) -> Option<ClientRequest> {
+    Some(match method {
+        "tools/call" => ClientRequest::CallToolRequest(typed(method, params)?),
+        "tools/list" => ClientRequest::ListToolsRequest(typed(method, params)?),
+        "prompts/get" => ClientRequest::GetPromptRequest(typed(method, params)?),
+        "prompts/list" => ClientRequest::ListPromptsRequest(typed(method, params)?),
+        "resources/read" => ClientRequest::ReadResourceRequest(typed(method, params)?),
+        "resources/list" => ClientRequest::ListResourcesRequest(typed(method, params)?),
+        "resources/templates/list" => {
+            ClientRequest::ListResourceTemplatesRequest(typed(method, params)?)
+        }
+        "server/discover" => ClientRequest::DiscoverRequest(typed(method, params)?),
+        "ping" => ClientRequest::PingRequest(typed(method, params)?),
+        "completion/complete" => ClientRequest::CompleteRequest(typed(method, params)?),
+        "tasks/get" => ClientRequest::GetTaskRequest(typed(method, params)?),
+        "tasks/update" => ClientRequest::UpdateTaskRequest(typed(method, params)?),
+        "tasks/cancel" => ClientRequest::CancelTaskRequest(typed(method, params)?),
+        _ => return None,
+    })
+}
+
+/// What `Mcp-Name` must carry for `request` (SEP-2243), if the method names something.
+fn addressed(request: &ClientRequest) -> Option<&str> {
+    Some(match request {
+        ClientRequest::CallToolRequest(request) => &request.params.name,
+        ClientRequest::GetPromptRequest(request) => &request.params.name,
+        ClientRequest::ReadResourceRequest(request) => &request.params.uri,
+        ClientRequest::GetTaskRequest(request) => &request.params.task_id,
+        ClientRequest::UpdateTaskRequest(request) => &request.params.task_id,
+        ClientRequest::CancelTaskRequest(request) => &request.params.task_id,
+        _ => return None,
+    })
+}
+
+/// Reads one of rmcp's request types from a message's method and raw params, exactly as
+/// rmcp reads it from the whole message (its types take `method` and `params` and ignore
+/// the rest).
+fn typed<'a, T: Deserialize<'a>>(method: &'a str, params: Option<&'a RawValue>) -> Option<T> {
+    T::deserialize(MethodAndParams {
+        method,
+        params,
+        read: 0,
+    })
+    .ok()
+}
+
+/// A message's `method` and raw `params`, as the map rmcp's request types read.
+struct MethodAndParams<'a> {
+    method: &'a str,
+    params: Option<&'a RawValue>,
+    /// Keys handed out so far.
+    read: u8,
+}
+
+impl<'de> serde::Deserializer<'de> for MethodAndParams<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_map(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+impl<'de> MapAccess<'de> for MethodAndParams<'de> {
+    type Error = serde_json::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        let key = match (self.read, self.params) {
+            (0, _) => "method",
+            (1, Some(_)) => "params",
+            _ => return Ok(None),
+        };
+        self.read += 1;
+        seed.deserialize(BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
+        match (self.read, self.params) {
+            (1, _) => seed.deserialize(BorrowedStrDeserializer::new(self.method)),
+            (_, Some(params)) => {
+                let mut json = serde_json::Deserializer::from_str(params.get());
+                let value = seed.deserialize(&mut json)?;
+                json.end()?;
+                Ok(value)
+            }
+            _ => Err(serde::de::Error::custom("a value without a key")),
+        }
+    }
+}
+
+/// Whether `json` nests objects and arrays less than `limit` deep.
+fn shallower_than(json: &[u8], limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in json {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth >= limit {
+                    return false;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The one value of header `name`, as text; `None` when it is absent, repeated or not text.
+fn sole<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    value.to_str().ok()
+}
+
+/// Whether `Accept` names both `application/json` and `text/event-stream` plainly (no
+/// parameters, no quotes: those take the rmcp path, which weighs them).
+fn accepts_json_and_event_stream(headers: &HeaderMap) -> bool {
+    let (mut json, mut event_stream) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            return false;
+        };
+        for entry in value.split(',') {
+            if entry.contains([';', '"']) {
+                return false;
+            }
+            let essence = entry.trim();
+            json |= essence.eq_ignore_ascii_case("application/json");
+            event_stream |= essence.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && event_stream
+}
+
+/// An allowed-hosts entry as rmcp reads it: `host[:port]`, brackets and case dropped.
+fn allowed_authority(allowed: &str) -> Option<(String, Option<u16>)> {
+    let allowed = allowed.trim();
+    if allowed.is_empty() {
+        return None;
+    }
+    Some(match http::uri::Authority::try_from(allowed) {
+        Ok(authority) => (normalized_host(authority.host()), authority.port_u16()),
+        Err(_) => (normalized_host(allowed), None),
+    })
+}
+
+fn normalized_host(host: &str) -> String {
+    host.trim_matches('[')
+        .trim_matches(']')
+        .to_ascii_lowercase()
+}
+
+/// The server as the native path uses it (the router is not generic over the fallback).
+trait NativeServer: Send + Sync + 'static {
+    /// Whether the server answers `request` itself, without its fallback handler (which may
+    /// stream, or need a connected peer).
+    fn serves_itself(&self, request: &ClientRequest) -> bool;
+
+    /// The server's answer, as rmcp's service would dispatch it.
+    fn handle(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'static, Result<ServerResult, ErrorData>>;
+}
+
+struct NativeMcp<F> {
+    server: McpServer<F>,
+    /// No fallback handler: the server answers every method itself.
+    alone: bool,
+    /// Tools whose input schema has `x-mcp-header` annotations: their `Mcp-Param-*`
+    /// headers are checked on the rmcp path.
+    with_param_headers: HashSet<String>,
+}
+
+impl<F: ServerHandler + Send + Sync + 'static> NativeMcp<F> {
+    fn new(server: McpServer<F>) -> Self {
+        let with_param_headers = server
+            .inner
+            .tools
+            .iter()
+            .map(|machine| machine.descriptor().name())
+            .filter(|name| {
+                ServerHandler::get_tool(&server, name).is_none_or(|tool| {
+                    serde_json::to_string(&tool.input_schema)
+                        .map_or(true, |schema| schema.contains("x-mcp-header"))
+                })
+            })
+            .map(str::to_owned)
+            .collect();
+        NativeMcp {
+            alone: TypeId::of::<F>() == TypeId::of::<NoFallback>(),
+            server,
+            with_param_headers,
+        }
+    }
+}
+
+impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
+    fn serves_itself(&self, request: &ClientRequest) -> bool {
+        let inner = &self.server.inner;
+        match request {
+            ClientRequest::CallToolRequest(call) => {
+                let name = call.params.name.as_ref();
+                !self.with_param_headers.contains(name)
+                    && (self.alone || inner.tools.get(name).is_some())
+            }
+            ClientRequest::GetPromptRequest(get) => {
+                self.alone || inner.prompts.get(&get.params.name).is_some()
+            }
+            ClientRequest::ReadResourceRequest(read) => {
+                self.alone || inner.resources.get(&read.params.uri).is_some()
+            }
+            ClientRequest::GetTaskRequest(_)
+            | ClientRequest::UpdateTaskRequest(_)
+            | ClientRequest::CancelTaskRequest(_) => self.alone || inner.tasks.is_some(),
+            _ => self.alone,
+        }
+    }
+
+    fn handle(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'static, Result<ServerResult, ErrorData>> {
+        let server = self.server.clone();
+        Box::pin(async move { server.handle_request(request, context).await })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_reads_what_the_gate_reads() {
+        let envelope =
+            Envelope::parse(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#).unwrap();
+        assert_eq!(
+            envelope.id_and_method(),
+            Some((
+                Some(RequestId::String("a".into())),
+                Some("tools/list".into())
+            ))
+        );
+        let response = Envelope::parse(br#"{"jsonrpc":"2.0","id":4,"result":null}"#).unwrap();
+        assert_eq!(
+            response.id_and_method(),
+            Some((Some(RequestId::Number(4)), None))
+        );
+        // What the gate refuses is left to it.
+        for body in [
+            &br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#[..],
+            br#"{"jsonrpc":"2.0","id":1}"#,
+        ] {
+            assert_eq!(Envelope::parse(body).unwrap().id_and_method(), None);
+        }
+        for body in [
+            &br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#[..],
+            br#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            b"{not json",
+        ] {
+            assert!(
+                Envelope::parse(body).is_none(),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn typed_requests_keep_their_meta_and_null_params_read_as_rmcp_reads_them() {
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1},"requestState":"s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let envelope = Envelope::parse(body).unwrap();
+        let request = typed_request("tools/call", envelope.params).unwrap();
+        let ClientRequest::CallToolRequest(call) = &request else {
+            panic!("a tools/call")
+        };
+        assert_eq!(call.params.name, "t");
+        assert_eq!(call.params.request_state.as_deref(), Some("s"));
+        assert_eq!(
+            request.get_meta().protocol_version(),
+            Some(ProtocolVersion::V_2026_07_28)
+        );
+        let null =
+            Envelope::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#)
+                .unwrap();
+        assert!(typed_request("tools/list", null.params).is_some());
+        assert!(typed_request("tools/call", null.params).is_none());
+        // A non-string requestState is rmcp's to answer (-32602 through its custom request).
+        let bad = Envelope::parse(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":7}}"#,
+        )
+        .unwrap();
+        assert!(typed_request("tools/call", bad.params).is_none());
+        assert!(typed_request("initialize", None).is_none());
+    }
+
+    #[test]
+    fn depth_is_counted_outside_strings_only() {
+        assert!(shallower_than(br#"{"a":[[1]]}"#, 4));
+        assert!(!shallower_than(br#"{"a":[[1]]}"#, 3));
+        assert!(shallower_than(br#"{"a":"[[[[[\"[["}"#, 2));
+        // What the envelope parse would skip unchecked goes to the gate's own check.
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"x","junk":{}1{}}}"#,
+            "[".repeat(150),
+            "]".repeat(150)
+        );
+        assert!(Envelope::parse(deep.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn accept_must_name_both_plainly() {
+        let with = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ACCEPT, http::HeaderValue::from_static(value));
+            accepts_json_and_event_stream(&headers)
+        };
+        assert!(with("application/json, text/event-stream"));
+        assert!(with("Text/Event-Stream,application/JSON"));
+        assert!(!with("application/json"));
+        assert!(!with("*/*"));
+        assert!(!with("application/json;q=0, text/event-stream"));
+    }
+
+    #[test]
+    fn allowed_hosts_read_as_rmcp_reads_them() {
+        assert_eq!(
+            allowed_authority("LocalHost"),
+            Some(("localhost".into(), None))
+        );
+        assert_eq!(
+            allowed_authority("[::1]:8080"),
+            Some(("::1".into(), Some(8080)))
+        );
+        assert_eq!(allowed_authority("  "), None);
+    }
+}
