@@ -24,6 +24,7 @@ use super::contract::{
 };
 use crate::machine::ReplayPolicy;
 use crate::server::errors;
+use crate::server::ratelimit::log_limited;
 use crate::token::canonical_json;
 
 /// The default lease of a running round.
@@ -40,11 +41,16 @@ pub(crate) struct Rounds {
     down: Arc<AtomicBool>,
     /// Where finished rounds go to be recorded: the recording task, started on first use
     /// (and again if the runtime it ran on has gone).
-    recorder: std::sync::Mutex<Option<mpsc::UnboundedSender<Outcome>>>,
+    recorder: std::sync::Mutex<Option<mpsc::Sender<Outcome>>>,
 }
 
 /// Outcomes the recording task writes in one call, at most.
 const RECORD_BATCH: usize = 64;
+
+/// Outcomes waiting for the recording task, at most: when the ledger is slower than the
+/// rounds for long, further outcomes are not recorded (their rounds are left to their
+/// leases, as when a record fails) rather than held in memory without bound.
+const RECORD_QUEUE: usize = 16 * 1024;
 
 /// A round this presentation holds.
 pub(crate) struct Held {
@@ -184,16 +190,21 @@ impl Rounds {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(sender) = &*recorder {
-            match sender.send(outcome) {
+            match sender.try_send(outcome) {
                 Ok(()) => return,
+                Err(mpsc::error::TrySendError::Full(outcome)) => {
+                    log_limited!(warn, round = %outcome.round, "round outcome not recorded: {RECORD_QUEUE} outcomes are already waiting for the ledger; the round is left to its lease");
+                    return;
+                }
                 // The task's runtime has gone (a server used from another runtime).
-                Err(mpsc::error::SendError(back)) => outcome = back,
+                Err(mpsc::error::TrySendError::Closed(back)) => outcome = back,
             }
         }
-        let (sender, receiver) = mpsc::unbounded_channel();
+        let (sender, receiver) = mpsc::channel(RECORD_QUEUE);
         tokio::spawn(recording(self.ledger.clone(), self.down.clone(), receiver));
-        // The receiver lives until the task ends: this send does not fail.
-        let _ = sender.send(outcome);
+        // The receiver lives until the task ends and the queue is empty: this send does not
+        // fail.
+        let _ = sender.try_send(outcome);
         *recorder = Some(sender);
     }
 
@@ -224,7 +235,7 @@ fn reachable(down: &AtomicBool) {
 async fn recording(
     ledger: Arc<dyn RoundLedger>,
     down: Arc<AtomicBool>,
-    mut receiver: mpsc::UnboundedReceiver<Outcome>,
+    mut receiver: mpsc::Receiver<Outcome>,
 ) {
     let mut batch = Vec::with_capacity(RECORD_BATCH);
     while receiver.recv_many(&mut batch, RECORD_BATCH).await > 0 {
