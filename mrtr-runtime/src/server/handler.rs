@@ -161,7 +161,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         let Some(tasks) = &self.inner.tasks else {
             return self.inner.fallback.get_task(request, context).await;
         };
-        let principal = (self.inner.principal)(&context);
+        let principal = self.principal(&context);
         tasks.get(&request.task_id, &principal).await
     }
 
@@ -173,7 +173,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         let Some(tasks) = &self.inner.tasks else {
             return self.inner.fallback.update_task(request, context).await;
         };
-        let principal = (self.inner.principal)(&context);
+        let principal = self.principal(&context);
         tasks
             .update(&request.task_id, &principal, request.input_responses)
             .await
@@ -187,7 +187,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         let Some(tasks) = &self.inner.tasks else {
             return self.inner.fallback.cancel_task(request, context).await;
         };
-        let principal = (self.inner.principal)(&context);
+        let principal = self.principal(&context);
         tasks.cancel(&request.task_id, &principal).await
     }
 

@@ -277,11 +277,16 @@ impl<F> McpServer<F> {
         })
     }
 
+    /// The request's principal (resolved once per HTTP request).
+    pub(super) fn principal(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        super::principal::principal_of(&self.inner.principal, context)
+    }
+
     /// Who asks: the request's declared capabilities, its principal, and its era.
     pub(super) fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
         Caller {
             capabilities: context.client_capabilities().unwrap_or_default(),
-            principal: (self.inner.principal)(context),
+            principal: self.principal(context),
             era: match self.legacy_version(context) {
                 Some(version) => Era::Session(version),
                 None => Era::Stateless,

@@ -37,6 +37,27 @@ pub(crate) fn default_principal(context: &RequestContext<RoleServer>) -> Option<
     ))
 }
 
+/// The principal the server's resolver found for an HTTP request, kept on its parts by
+/// the HTTP gate (which needs it first, for the per-caller limits) so the resolver runs
+/// once per request. Only this crate can put it there.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved(pub(crate) Option<String>);
+
+/// The principal of a request: the one the HTTP gate resolved already, else `resolver`'s.
+pub(crate) fn principal_of(
+    resolver: &PrincipalResolver,
+    context: &RequestContext<RoleServer>,
+) -> Option<String> {
+    let resolved = context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Resolved>());
+    match resolved {
+        Some(Resolved(principal)) => principal.clone(),
+        None => resolver(context),
+    }
+}
+
 /// Whether `principal` is the default resolver's hash of an `Authorization` header that
 /// nothing verified: any client can send a fresh one per request, so per-caller limits
 /// count such a caller by its client address where there is one.

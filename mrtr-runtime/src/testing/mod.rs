@@ -43,5 +43,6 @@ mod harness;
 
 pub use answers::{Answer, Question};
 pub use flow::{Flow, Progress, Tamper, tamper};
+#[cfg(feature = "fuzzing")]
 pub(crate) use harness::HARNESS_AUDIENCE;
 pub use harness::{Harness, Refused, Reply, RoundRecord, Transcript};

@@ -50,6 +50,7 @@ mod binding;
 mod clock;
 mod envelope;
 mod keyring;
+mod nonce;
 mod sealer;
 mod wire;
 

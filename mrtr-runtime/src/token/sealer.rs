@@ -151,8 +151,7 @@ impl StateSealer {
         input: SealInput,
         not_after: u64,
     ) -> Result<String, SealError> {
-        let mut nonce = [0u8; NONCE_LEN];
-        getrandom::fill(&mut nonce).map_err(SealError::Rng)?;
+        let nonce = super::nonce::fresh().map_err(SealError::Rng)?;
         self.seal_with_nonce_expiring_by(binding, input, nonce, not_after)
     }
 

@@ -10,16 +10,15 @@
 //! long-lived streams (GET streams, pending legacy calls) take a place in their own
 //! budget and hand their connection slot back.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::Response;
 use bytes::Bytes;
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use http::{HeaderValue, Method, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::ErrorData;
@@ -31,6 +30,7 @@ use super::budget::{
     BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated, held_body,
 };
 use super::connections::ConnectionSlot;
+use super::endpoint::Next;
 use super::inflight::{self, InFlight, InFlightPermit, Principals};
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
 use super::stateless::{Envelope, Stateless};
@@ -44,7 +44,6 @@ pub(super) struct Limits {
 
 /// What the gate needs: its limits, the budget bodies are read under and, when legacy
 /// sessions are served, their door.
-#[derive(Clone)]
 pub(super) struct Gate {
     pub(super) limits: Limits,
     pub(super) bodies: Arc<BodyBudget>,
@@ -78,7 +77,7 @@ impl Legacy {
     }
 
     /// The principal the server's resolver finds for a request with these parts.
-    fn owner(&self, parts: &http::request::Parts) -> Owner {
+    fn owner(&self, parts: &mut http::request::Parts) -> Owner {
         self.principals.owner(parts)
     }
 }
@@ -95,14 +94,16 @@ const LIMIT_REACHED: ErrorCode = ErrorCode(-32000);
 /// What rmcp writes for an absent elicitation id; only then is there anything to drop.
 const EMPTY_ELICITATION_ID: &[u8] = br#""elicitationId":"""#;
 
-/// The axum middleware.
-pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next) -> Response {
+/// Answers `request`, or lets rmcp (`next`) answer it.
+pub(super) async fn gate(gate: &Gate, request: Request, next: Next) -> Response {
     let session = match single_headers(&request) {
         Ok(session) => session,
         Err(refusal) => return refusal,
     };
     if request.method() != Method::POST {
-        return not_a_post(&gate, session, request, next).await;
+        // Boxed, as every branch a stateless request does not take: the future of each
+        // request is as large as its largest branch.
+        return Box::pin(not_a_post(gate, session, request, next)).await;
     }
     if !is_json(request.headers()) {
         return error_response(
@@ -112,7 +113,7 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
             "Content-Type must be application/json".into(),
         );
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let (body, held) = match read_body(gate.limits, &gate.bodies, &parts.headers, body).await {
         Ok(read) => read,
         Err(refusal) => return refusal,
@@ -127,7 +128,7 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         },
     };
     // Held until the response is made: the caller's place under its in-flight cap.
-    let in_flight = match gate.in_flight.admit(&parts) {
+    let in_flight = match gate.in_flight.admit(&mut parts) {
         Ok(permit) => permit,
         Err(refusal) => return refused(refusal, id),
     };
@@ -139,27 +140,28 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
         // Stateless: natively when the server answers it itself, else through rmcp.
         let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
         if let Some(prepared) = native {
-            let serving = gate.stateless.serve(prepared, parts, held);
+            let serving = Box::pin(gate.stateless.serve(prepared, parts, held));
             return detached(&gate.detached_work, serving, in_flight).await;
         }
         // The bytes stay in the budget until rmcp has read and dropped the body.
         let request = Request::from_parts(parts, held_body(body, held));
-        let response = detached(&gate.detached_work, next.run(request), in_flight).await;
-        return jsonrpc_errors(response, id).await;
+        let serving = Box::pin(next.run(request));
+        let response = detached(&gate.detached_work, serving, in_flight).await;
+        return Box::pin(jsonrpc_errors(response, id)).await;
     };
     drop(envelope);
     let request = Request::from_parts(parts, held_body(body, held));
     match &session {
-        Some(session) => on_session(legacy, session, request, next, id, method).await,
+        Some(session) => Box::pin(on_session(legacy, session, request, next, id, method)).await,
         None => {
-            let (parts, body) = request.into_parts();
-            let seat = match legacy.sessions.admit(legacy.owner(&parts)) {
+            let (mut parts, body) = request.into_parts();
+            let seat = match legacy.sessions.admit(legacy.owner(&mut parts)) {
                 Ok(seat) => seat,
                 Err(refusal) => return refused(refusal, id),
             };
             let request = Request::from_parts(parts, body);
-            let response = sessions::opening(seat, next.run(request)).await;
-            jsonrpc_errors(response, id).await
+            let response = Box::pin(sessions::opening(seat, next.run(request))).await;
+            Box::pin(jsonrpc_errors(response, id)).await
         }
     }
 }
@@ -171,7 +173,7 @@ pub(super) async fn gate(State(gate): State<Gate>, request: Request, next: Next)
 /// A panic in the request's code is answered `-32603`, never a dropped connection.
 async fn detached(
     work: &Arc<tokio::sync::Semaphore>,
-    serving: impl Future<Output = Response> + Send + 'static,
+    serving: BoxFuture<'static, Response>,
     in_flight: Option<InFlightPermit>,
 ) -> Response {
     let failed = || {
@@ -241,8 +243,8 @@ async fn not_a_post(
         // rmcp answers 405 for anything but POST; its body becomes JSON below.
         return jsonrpc_errors(next.run(request).await, None).await;
     };
-    let (parts, body) = request.into_parts();
-    let owner = legacy.owner(&parts);
+    let (mut parts, body) = request.into_parts();
+    let owner = legacy.owner(&mut parts);
     if legacy.sessions.owner_of(session) != Some(owner.clone()) {
         return jsonrpc_errors(session_not_found(), None).await;
     }
@@ -377,8 +379,8 @@ async fn on_session(
     id: Option<RequestId>,
     method: Option<String>,
 ) -> Response {
-    let (parts, body) = request.into_parts();
-    let owner = legacy.owner(&parts);
+    let (mut parts, body) = request.into_parts();
+    let owner = legacy.owner(&mut parts);
     if legacy.sessions.owner_of(session) != Some(owner.clone()) {
         return jsonrpc_errors(session_not_found(), id).await;
     }
@@ -698,10 +700,7 @@ fn is_request_level_error(bytes: &[u8]) -> bool {
 /// Removes `"elicitationId": ""` from the URL-mode elicitations of an `input_required`
 /// result; anything else is returned unchanged.
 pub(super) fn without_empty_elicitation_ids(bytes: Bytes) -> Bytes {
-    if !bytes
-        .windows(EMPTY_ELICITATION_ID.len())
-        .any(|window| window == EMPTY_ELICITATION_ID)
-    {
+    if memchr::memmem::find(&bytes, EMPTY_ELICITATION_ID).is_none() {
         return bytes;
     }
     let Ok(mut message) = serde_json::from_slice::<Value>(&bytes) else {

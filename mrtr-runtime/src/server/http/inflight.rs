@@ -12,7 +12,7 @@ use rmcp::model::RequestId;
 use rmcp::service::{Peer, RequestContext, RunningService};
 
 use super::sessions::{Owner, Refusal};
-use crate::server::principal::{ClientAddress, is_unverified_credential};
+use crate::server::principal::{ClientAddress, Resolved, is_unverified_credential};
 use crate::server::{NoFallback, PrincipalResolver};
 
 /// Default [`HttpServing::max_in_flight_per_principal`](super::HttpServing::max_in_flight_per_principal).
@@ -47,16 +47,30 @@ impl Principals {
             .clone()
     }
 
-    /// The principal the server's resolver finds for a request with these parts.
-    pub(super) fn owner(&self, parts: &http::request::Parts) -> Owner {
+    /// The principal the server's resolver finds for a request with these parts. The
+    /// resolver runs once per request: its answer stays on the parts, where the server's
+    /// own principal lookup finds it ([`principal_of`](crate::server::principal::principal_of)).
+    pub(super) fn owner(&self, parts: &mut http::request::Parts) -> Owner {
+        if let Some(Resolved(principal)) = parts.extensions.get::<Resolved>() {
+            return principal.as_deref().map(Arc::from);
+        }
+        // The resolver reads the parts where rmcp keeps them, in the request context:
+        // lent there for the call rather than copied.
         let mut context = RequestContext::new(RequestId::Number(0), self.detached_peer());
-        context.extensions.insert(parts.clone());
-        (self.resolver)(&context).map(Arc::from)
+        let (unlent, ()) = http::Request::new(()).into_parts();
+        context.extensions.insert(std::mem::replace(parts, unlent));
+        let principal = (self.resolver)(&context);
+        if let Some(lent) = context.extensions.remove::<http::request::Parts>() {
+            *parts = lent;
+        }
+        parts.extensions.insert(Resolved(principal.clone()));
+        principal.map(Arc::from)
     }
 
     /// Whom a request counts against: its principal, else its counted client address.
-    pub(super) fn caller(&self, parts: &http::request::Parts) -> Option<Arc<str>> {
-        caller(self.owner(parts), parts)
+    pub(super) fn caller(&self, parts: &mut http::request::Parts) -> Option<Arc<str>> {
+        let owner = self.owner(parts);
+        caller(owner, parts)
     }
 }
 
@@ -127,7 +141,7 @@ impl InFlight {
     /// counted), or the refusal naming `max_in_flight_per_principal`.
     pub(super) fn admit(
         self: &Arc<Self>,
-        parts: &http::request::Parts,
+        parts: &mut http::request::Parts,
     ) -> Result<Option<InFlightPermit>, Refusal> {
         let Some(caller) = self.principals.caller(parts) else {
             return Ok(None);
@@ -193,29 +207,40 @@ mod tests {
     async fn unverified_bearers_count_by_their_address_where_there_is_one() {
         let principals = Principals::new(Arc::new(crate::server::principal::default_principal));
         let in_flight = InFlight::new(principals, 2);
-        let _alice = in_flight.admit(&parts(Some("Bearer alice"), Some([10, 0, 0, 1])));
-        let _bob = in_flight.admit(&parts(Some("Bearer bob"), Some([10, 0, 0, 1])));
+        let _alice = in_flight.admit(&mut parts(Some("Bearer alice"), Some([10, 0, 0, 1])));
+        let _bob = in_flight.admit(&mut parts(Some("Bearer bob"), Some([10, 0, 0, 1])));
         // A third bearer from that address shares its cap: bearers are free to vary.
         assert!(
             in_flight
-                .admit(&parts(Some("Bearer carol"), Some([10, 0, 0, 1])))
+                .admit(&mut parts(Some("Bearer carol"), Some([10, 0, 0, 1])))
                 .is_err()
         );
         // With no counted address, the bearer is all there is to count by.
-        let _c1 = in_flight.admit(&parts(Some("Bearer carol"), None)).unwrap();
-        let _c2 = in_flight.admit(&parts(Some("Bearer carol"), None)).unwrap();
-        assert!(in_flight.admit(&parts(Some("Bearer carol"), None)).is_err());
+        let _c1 = in_flight
+            .admit(&mut parts(Some("Bearer carol"), None))
+            .unwrap();
+        let _c2 = in_flight
+            .admit(&mut parts(Some("Bearer carol"), None))
+            .unwrap();
+        assert!(
+            in_flight
+                .admit(&mut parts(Some("Bearer carol"), None))
+                .is_err()
+        );
     }
 
     #[tokio::test]
     async fn each_caller_has_its_cap_uncounted_callers_pass_and_places_come_back() {
         let principals = Principals::new(Arc::new(verified));
         let in_flight = InFlight::new(principals, 2);
-        let alice = parts(Some("Bearer alice"), Some([10, 0, 0, 1]));
-        let first = in_flight.admit(&alice).unwrap();
-        let _second = in_flight.admit(&alice).unwrap();
+        let mut alice = parts(Some("Bearer alice"), Some([10, 0, 0, 1]));
+        let first = in_flight.admit(&mut alice).unwrap();
+        let _second = in_flight.admit(&mut alice).unwrap();
         assert!(first.is_some());
-        let refused = in_flight.admit(&alice).err().expect("alice is at her cap");
+        let refused = in_flight
+            .admit(&mut alice)
+            .err()
+            .expect("alice is at her cap");
         assert_eq!(
             refused,
             Refusal::Caller {
@@ -226,18 +251,18 @@ mod tests {
         // Same address, another principal; an anonymous address; an uncounted caller.
         assert!(
             in_flight
-                .admit(&parts(Some("Bearer bob"), Some([10, 0, 0, 1])))
+                .admit(&mut parts(Some("Bearer bob"), Some([10, 0, 0, 1])))
                 .is_ok()
         );
-        let anonymous = parts(None, Some([10, 0, 0, 1]));
-        let _a = in_flight.admit(&anonymous).unwrap();
-        let _b = in_flight.admit(&anonymous).unwrap();
-        assert!(in_flight.admit(&anonymous).is_err());
+        let mut anonymous = parts(None, Some([10, 0, 0, 1]));
+        let _a = in_flight.admit(&mut anonymous).unwrap();
+        let _b = in_flight.admit(&mut anonymous).unwrap();
+        assert!(in_flight.admit(&mut anonymous).is_err());
         for _ in 0..5 {
-            assert!(in_flight.admit(&parts(None, None)).unwrap().is_none());
+            assert!(in_flight.admit(&mut parts(None, None)).unwrap().is_none());
         }
         assert_eq!(in_flight.total(), 4);
         drop(first);
-        assert!(in_flight.admit(&alice).is_ok());
+        assert!(in_flight.admit(&mut alice).is_ok());
     }
 }

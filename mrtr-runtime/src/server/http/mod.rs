@@ -63,9 +63,11 @@
 pub mod auth;
 mod budget;
 mod connections;
+mod endpoint;
 mod gate;
 mod inflight;
 mod sessions;
+mod shared_rmcp;
 mod stateless;
 
 use std::future::Future;
@@ -90,6 +92,7 @@ pub use budget::{DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS_PER_AD
 use connections::{ConnectionSlot, default_max_connections, default_max_streams};
 pub use connections::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_STREAMS};
 pub use inflight::DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL;
+use shared_rmcp::SharedRmcp;
 
 /// Default [`HttpServing::header_read_timeout`].
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -545,7 +548,7 @@ where
             cancel.clone(),
         );
         let server = self.server;
-        let (endpoint, legacy) = if legacy {
+        let (rmcp, legacy) = if legacy {
             let sessions = Arc::new(sessions::Sessions::new(sessions::SessionLimits {
                 max_sessions: self.max_sessions,
                 max_sessions_per_principal: self.max_sessions_per_principal.max(1),
@@ -560,7 +563,7 @@ where
             let mcp =
                 StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
             (
-                axum::Router::new().route_service(&self.path, mcp),
+                endpoint::Next::new(SharedRmcp::new(mcp)),
                 Some(Arc::new(gate::Legacy::new(sessions, streams, principals))),
             )
         } else {
@@ -569,7 +572,7 @@ where
                 Arc::new(NeverSessionManager::default()),
                 config,
             );
-            (axum::Router::new().route_service(&self.path, mcp), None)
+            (endpoint::Next::new(SharedRmcp::new(mcp)), None)
         };
         let bodies = BodyBudget::new(self.max_buffered_body_bytes.max(self.max_body_bytes));
         let stats = HttpStats {
@@ -591,23 +594,18 @@ where
                 self.max_connections.unwrap_or_else(default_max_connections),
             )),
         };
-        let router = endpoint.layer(axum::middleware::from_fn_with_state(gate, gate::gate));
         #[cfg(feature = "auth")]
-        let router = auth::protect(router, self.auth);
-        let router = router
-            .layer(tower_http::limit::RequestBodyLimitLayer::new(
-                self.max_body_bytes,
-            ))
-            // The body limit's own 413 (a Content-Length over the cap) as JSON-RPC too.
-            .layer(axum::middleware::map_response(gate::outer_errors))
-            // Keeps credentials out of any log that prints request headers.
-            .layer(
-                tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer::new([
-                    http::header::AUTHORIZATION,
-                    http::header::PROXY_AUTHORIZATION,
-                    http::header::COOKIE,
-                ]),
-            );
+        let (guard, metadata) = auth::guard(self.auth);
+        #[cfg(not(feature = "auth"))]
+        let metadata = None;
+        let endpoint = endpoint::McpEndpoint::new(
+            gate,
+            self.max_body_bytes,
+            rmcp,
+            #[cfg(feature = "auth")]
+            guard,
+        );
+        let router = endpoint.into_router(&self.path, metadata);
         (router, cancel, stats)
     }
 

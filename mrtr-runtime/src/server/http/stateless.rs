@@ -28,8 +28,9 @@ use bytes::Bytes;
 use futures::future::BoxFuture;
 use http::{HeaderMap, StatusCode, header};
 use rmcp::model::{
-    ClientRequest, ErrorCode, Extensions, GetExtensions as _, GetMeta as _, JsonRpcMessage,
-    ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage, ServerResult,
+    CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode, Extensions, GetExtensions as _,
+    GetMeta as _, JsonRpcMessage, ProtocolVersion, RequestId, RequestMetaObject,
+    ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RequestContext, Service as _};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -194,6 +195,7 @@ impl Stateless {
         }
         let version = sole(headers, "mcp-protocol-version")?;
         if version < ProtocolVersion::V_2026_07_28.as_str()
+            || !self.server.supports(version)
             || sole(headers, "mcp-method")? != method
         {
             return None;
@@ -490,6 +492,9 @@ fn normalized_host(host: &str) -> String {
 
 /// The server as the native path uses it (the router is not generic over the fallback).
 trait NativeServer: Send + Sync + 'static {
+    /// Whether the server serves protocol `version` (else rmcp words the refusal).
+    fn supports(&self, version: &str) -> bool;
+
     /// Whether the server answers `request` itself, without its fallback handler (which may
     /// stream, or need a connected peer).
     fn serves_itself(&self, request: &ClientRequest) -> bool;
@@ -509,6 +514,8 @@ struct NativeMcp<F> {
     /// Tools whose input schema has `x-mcp-header` annotations: their `Mcp-Param-*`
     /// headers are checked on the rmcp path.
     with_param_headers: HashSet<String>,
+    /// The protocol versions the server serves.
+    versions: Vec<ProtocolVersion>,
 }
 
 impl<F: ServerHandler + Send + Sync + 'static> NativeMcp<F> {
@@ -528,6 +535,7 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeMcp<F> {
             .collect();
         NativeMcp {
             alone: TypeId::of::<F>() == TypeId::of::<NoFallback>(),
+            versions: ServerHandler::supported_protocol_versions(&server).into_owned(),
             server,
             with_param_headers,
         }
@@ -535,6 +543,12 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeMcp<F> {
 }
 
 impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
+    fn supports(&self, version: &str) -> bool {
+        self.versions
+            .iter()
+            .any(|served| served.as_str() == version)
+    }
+
     fn serves_itself(&self, request: &ClientRequest) -> bool {
         let inner = &self.server.inner;
         match request {
@@ -556,13 +570,55 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
         }
     }
 
+    /// Tool calls, prompts and resource reads go straight to the server's handler, as
+    /// rmcp's dispatch would send a request [`prepare`](Stateless::prepare) let through
+    /// (a served 2026-07-28+ version, complete `_meta`), with the checks its dispatch makes
+    /// after the handler; anything else goes through rmcp's dispatch.
     fn handle(
         &self,
         request: ClientRequest,
         context: RequestContext<RoleServer>,
     ) -> BoxFuture<'static, Result<ServerResult, ErrorData>> {
         let server = self.server.clone();
-        Box::pin(async move { server.handle_request(request, context).await })
+        Box::pin(async move {
+            let result = match request {
+                ClientRequest::CallToolRequest(call) => {
+                    let declared_tasks = context
+                        .client_capabilities()
+                        .is_some_and(|capabilities| capabilities.supports_tasks());
+                    let response = server.call_tool(call.params, context).await?;
+                    // SEP-2663, as rmcp checks it: no task for a client that cannot read one.
+                    if matches!(response, CallToolResponse::Task(_)) && !declared_tasks {
+                        return Err(ErrorData::missing_required_client_capability(
+                            ClientCapabilities::builder().enable_tasks().build(),
+                        ));
+                    }
+                    Ok(ServerResult::from(response))
+                }
+                ClientRequest::GetPromptRequest(get) => server
+                    .get_prompt(get.params, context)
+                    .await
+                    .map(ServerResult::from),
+                ClientRequest::ReadResourceRequest(read) => server
+                    .read_resource(read.params, context)
+                    .await
+                    .map(ServerResult::from),
+                // Boxed: rmcp's dispatch future is kilobytes, and the common path above
+                // would carry it too.
+                other => return Box::pin(server.handle_request(other, context)).await,
+            };
+            result
+                .map(|mut result| {
+                    result.fill_missing_cache_hints();
+                    result
+                })
+                .map_err(|mut error| {
+                    if error.code == ErrorCode::RESOURCE_NOT_FOUND {
+                        error.code = ErrorCode::INVALID_PARAMS;
+                    }
+                    error
+                })
+        })
     }
 }
 

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use std::future::Future;
+
+use axum::extract::Request;
 use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
 
@@ -16,18 +17,21 @@ use super::verifier::{TokenError, TokenVerifier, VerifiedToken};
 use crate::server::{GrantedScopes, Principal};
 
 /// What the middleware needs.
-pub(super) struct Guard {
+pub(in crate::server::http) struct Guard {
     pub(super) verifier: Arc<dyn TokenVerifier>,
     /// The URL every challenge names (`resource_metadata`).
     pub(super) metadata_url: String,
 }
 
 /// Lets a request through only with a valid bearer token.
-pub(super) async fn authenticate(
-    State(guard): State<Arc<Guard>>,
+pub(in crate::server::http) async fn authenticate<Served>(
+    guard: &Guard,
     mut request: Request,
-    next: Next,
-) -> Response {
+    next: impl FnOnce(Request) -> Served,
+) -> Response
+where
+    Served: Future<Output = Response>,
+{
     let verified = match bearer(request.headers()) {
         Err(refusal) => Err(refusal),
         Ok(token) => guard
@@ -51,7 +55,7 @@ pub(super) async fn authenticate(
     extensions.insert::<Principal>(verified.principal());
     extensions.insert(granted.clone());
     extensions.insert(verified);
-    let mut response = next.run(request).await;
+    let mut response = next(request).await;
     if let Some(needed) = granted.refused() {
         // The body (the JSON-RPC error naming the scopes) stays; a stream already sent
         // (a legacy session's call) cannot change its status and keeps the error only.

@@ -44,6 +44,8 @@ mod verifier;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub(super) use layer::{Guard, authenticate};
+
 pub use jsonwebtoken::Algorithm;
 pub use jsonwebtoken::jwk::JwkSet;
 use url::Url;
@@ -346,10 +348,12 @@ impl ResourceServer {
     }
 }
 
-/// `router` (the MCP endpoint) behind the token check, with the metadata routes beside it.
-pub(super) fn protect(router: axum::Router, resource: Option<ResourceServer>) -> axum::Router {
+/// The token check for the MCP endpoint, and the metadata routes to serve beside it.
+pub(super) fn guard(
+    resource: Option<ResourceServer>,
+) -> (Option<Arc<Guard>>, Option<axum::Router>) {
     let Some(resource) = resource else {
-        return router;
+        return (None, None);
     };
     let guard = Arc::new(layer::Guard {
         verifier: resource.token_verifier(),
@@ -361,10 +365,8 @@ pub(super) fn protect(router: axum::Router, resource: Option<ResourceServer>) ->
         &resource.scopes_supported,
         resource.resource_name.as_deref(),
     );
-    router
-        .layer(axum::middleware::from_fn_with_state(
-            guard,
-            layer::authenticate,
-        ))
-        .merge(metadata::routes(&resource.resource, document))
+    (
+        Some(guard),
+        Some(metadata::routes(&resource.resource, document)),
+    )
 }

@@ -1,0 +1,145 @@
+//! The MCP endpoint as one service: the body's size cap, the token check (when the server
+//! requires auth) and the gate, in that order, every error worded as JSON-RPC, with rmcp's
+//! service behind them for what the gate does not answer itself.
+//!
+//! One hand-written service instead of a stack of axum middleware: each of those clones
+//! the service beneath it for every request, and boxes it.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::response::{IntoResponse as _, Response};
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use http::{StatusCode, header};
+use http_body_util::Limited;
+
+use super::gate::{self, Gate};
+
+/// What serves a request the gate lets through without answering it itself: rmcp's
+/// Streamable HTTP service. A clone is a reference count.
+#[derive(Clone)]
+pub(super) struct Next(Arc<dyn RmcpEndpoint>);
+
+/// rmcp's service, behind [`Next`] (the gate is not generic over the server's type).
+pub(super) trait RmcpEndpoint: Send + Sync + 'static {
+    /// rmcp's answer to `request`.
+    fn handle(&self, request: axum::extract::Request) -> BoxFuture<'static, Response>;
+}
+
+impl Next {
+    pub(super) fn new(endpoint: impl RmcpEndpoint) -> Self {
+        Next(Arc::new(endpoint))
+    }
+
+    /// rmcp's answer to `request`.
+    pub(super) async fn run(self, request: axum::extract::Request) -> Response {
+        self.0.handle(request).await
+    }
+}
+
+/// The endpoint; cheap to clone.
+#[derive(Clone)]
+pub(super) struct McpEndpoint(Arc<Inner>);
+
+struct Inner {
+    gate: Gate,
+    /// A body may not be larger ([`HttpServing::max_body_bytes`](super::HttpServing::max_body_bytes)).
+    max_body_bytes: usize,
+    next: Next,
+    #[cfg(feature = "auth")]
+    guard: Option<Arc<super::auth::Guard>>,
+}
+
+impl McpEndpoint {
+    pub(super) fn new(
+        gate: Gate,
+        max_body_bytes: usize,
+        next: Next,
+        #[cfg(feature = "auth")] guard: Option<Arc<super::auth::Guard>>,
+    ) -> Self {
+        McpEndpoint(Arc::new(Inner {
+            gate,
+            max_body_bytes,
+            next,
+            #[cfg(feature = "auth")]
+            guard,
+        }))
+    }
+
+    /// The endpoint at `path` (credentials kept out of logs), with the auth metadata
+    /// routes beside it when there are any; any other path gets a JSON-RPC `404`.
+    pub(super) fn into_router(self, path: &str, metadata: Option<axum::Router>) -> axum::Router {
+        let endpoint = tower::ServiceBuilder::new()
+            // Keeps credentials out of any log that prints request headers.
+            .layer(
+                tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer::new([
+                    header::AUTHORIZATION,
+                    header::PROXY_AUTHORIZATION,
+                    header::COOKIE,
+                ]),
+            )
+            .service(self);
+        let router = axum::Router::new()
+            .route_service(path, endpoint)
+            .fallback(|| gate::outer_errors(StatusCode::NOT_FOUND.into_response()));
+        match metadata {
+            Some(metadata) => router.merge(metadata),
+            None => router,
+        }
+    }
+
+    async fn serve(self, request: axum::extract::Request) -> Response {
+        let response = self.checked(request).await;
+        gate::outer_errors(response).await
+    }
+
+    async fn checked(&self, request: axum::extract::Request) -> Response {
+        let Inner { gate, next, .. } = &*self.0;
+        #[cfg(feature = "auth")]
+        if let Some(guard) = &self.0.guard {
+            let next = next.clone();
+            return super::auth::authenticate(guard, request, |request| {
+                gate::gate(gate, request, next)
+            })
+            .await;
+        }
+        gate::gate(gate, request, next.clone()).await
+    }
+}
+
+impl<B> tower::Service<http::Request<B>> for McpEndpoint
+where
+    B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let this = self.clone();
+        let max = self.0.max_body_bytes;
+        // A body announced over the cap is refused unread; any other stops being read
+        // at the cap (the gate answers 413 then).
+        let announced = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok());
+        if announced.is_some_and(|length| length > max as u64) {
+            return Box::pin(async move {
+                let refusal = (StatusCode::PAYLOAD_TOO_LARGE, "length limit exceeded");
+                Ok(gate::outer_errors(refusal.into_response()).await)
+            });
+        }
+        let request = request.map(|body| Body::new(Limited::new(body, max)));
+        Box::pin(async move { Ok(this.serve(request).await) })
+    }
+}
