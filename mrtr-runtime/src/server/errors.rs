@@ -364,7 +364,6 @@ pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
     )
 }
 
-/// `-32603` for a machine bug; the detail is logged, not sent.
 /// A tool that declares OAuth scopes the request's token does not grant: `-32600`
 /// naming them (`data.requiredScopes`); behind the `auth` layer the HTTP response is also
 /// `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
@@ -378,6 +377,7 @@ pub(crate) fn insufficient_scope(target: &str, scopes: &[String]) -> ErrorData {
     )
 }
 
+/// `-32603` for a machine bug; the detail is logged, not sent.
 pub(crate) fn internal(detail: &str) -> ErrorData {
     log_limited!(error, detail, "mrtr machine failed");
     ErrorData::internal_error("the server failed to process this request", None)
