@@ -342,7 +342,9 @@ pub(crate) async fn step_round<M: Machine + ?Sized>(
     machine: &M,
     input: RoundInput<'_>,
 ) -> RoundOutcome<M::Output> {
-    // Before any of the machine's code runs, on every path (stateless, legacy, tasks).
+    // Before any of the machine's code runs, on every path: legacy sessions are checked
+    // only here; a stateless request (and the call that creates a task) was already
+    // checked before its round was claimed (`Mrtr::begin`), and passes again.
     if let Err(scopes) = input.caller.scopes.check(&machine.descriptor().scopes) {
         return RoundOutcome::Failed(RoundError::InsufficientScope(scopes));
     }
