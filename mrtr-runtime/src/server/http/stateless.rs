@@ -80,6 +80,13 @@ impl<'a> Envelope<'a> {
     /// integer or string id, a string method); `None` sends the body to the gate's own
     /// check, which says what is wrong with it.
     pub(super) fn parse(body: &'a [u8]) -> Option<Self> {
+        // One object only: serde reads a struct from a JSON array too (its elements as the
+        // fields in order), which would serve a batch as if it were one request. Anything
+        // else (a batch, a scalar) is the gate's check's to answer.
+        let first = body.iter().find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
+        if first != Some(&b'{') {
+            return None;
+        }
         // Raw and ignored values are skipped without serde_json's depth limit: a deep body
         // is left to the gate's check, which refuses what is too deep to parse.
         if !shallower_than(body, MAX_NATIVE_DEPTH) {
@@ -573,7 +580,8 @@ mod tests {
     #[test]
     fn the_envelope_reads_what_the_gate_reads() {
         let envelope =
-            Envelope::parse(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#).unwrap();
+            Envelope::parse(b"\r\n\t {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/list\"}")
+                .unwrap();
         assert_eq!(
             envelope.id_and_method(),
             Some((
@@ -599,6 +607,9 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
             br#"{"jsonrpc":"2.0","id":1,"method":7}"#,
             br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            // A struct reads from an array's elements in order: a batch of one, or this.
+            br#"["2.0",1,"ping"]"#,
+            b" \n[\"2.0\",1,\"ping\"]",
             br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
             b"{not json",
         ] {
