@@ -2,7 +2,8 @@
 //! conforming client sends is answered natively (no rmcp service starts for it), with the
 //! same answer rmcp's path gives; what needs rmcp (a fallback tool that streams progress)
 //! still goes through rmcp and streams; a body too deep for the parser gets the same
-//! parse error either way; and a JSON-RPC batch gets the gate's refusal either way.
+//! parse error either way; a JSON-RPC batch gets the gate's refusal either way; and a
+//! `Host` is allowed on one path exactly when it is on the other.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -91,7 +92,10 @@ fn post(
     for (key, value) in client_meta().as_object().unwrap() {
         meta[key] = value.clone();
     }
-    let name = params.get("name").and_then(Value::as_str).map(str::to_owned);
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let body = json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params});
     post_body(url, method, name.as_deref(), body.to_string(), origin)
 }
@@ -296,6 +300,32 @@ async fn a_batch_gets_the_gates_refusal_on_both_paths_never_a_native_answer() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn allowed_hosts_of_blank_entries_allow_no_host_on_either_path() {
+    let server = McpServer::builder("native-hosts")
+        .keys(keys())
+        .tool(confirm_it)
+        .build()
+        .unwrap();
+    // rmcp skips blank entries and, its list not being empty, allows no host.
+    let url = serve_router(
+        HttpServing::new(server)
+            .allowed_hosts(["", " "])
+            .into_router(),
+    )
+    .await;
+    let native = send(post(&url, "tools/list", json!({}), None)).await;
+    let through_rmcp = send(post(
+        &url,
+        "tools/list",
+        json!({}),
+        Some("http://localhost:3000"),
+    ))
+    .await;
+    assert_eq!(native.0, 403, "{}", native.2);
+    assert_eq!(native, through_rmcp);
 }
 
 #[tokio::test]
