@@ -75,6 +75,8 @@ pub(super) struct Inner<F> {
     pub(super) legacy: LegacyServing,
     /// The tasks extension, when a tool may run as a task.
     pub(super) tasks: Option<Arc<Tasks>>,
+    /// The scopes granted to requests that come without HTTP (stdio).
+    pub(super) local_scopes: Option<super::GrantedScopes>,
     pub(super) fallback: F,
 }
 
@@ -286,7 +288,7 @@ impl<F> McpServer<F> {
                 Some(version) => Era::Session(version),
                 None => Era::Stateless,
             },
-            scopes: super::ScopeCheck::of(context),
+            scopes: super::ScopeCheck::of(context, self.inner.local_scopes.as_ref()),
         }
     }
 
