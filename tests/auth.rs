@@ -15,9 +15,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use issuer::{Issuer, SigningKey};
-use mrtr::server::McpServer;
 use mrtr::server::http::HttpServing;
 use mrtr::server::http::auth::ResourceServer;
+use mrtr::server::ledger::MemoryLedger;
+use mrtr::server::{McpServer, McpServerBuilder};
 use mrtr::token::{KeyId, KeyRing, SecretKey};
 use serde_json::{Value, json};
 
@@ -35,6 +36,17 @@ async fn guarded() -> String {
     "done".to_string()
 }
 
+/// How many times `resumable`'s code started (its own count: tests run in parallel).
+static RESUMABLE_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Needs `admin`; asks once, then finishes.
+#[mrtr::tool(scopes = ["admin"])]
+async fn resumable() -> String {
+    RESUMABLE_RUNS.fetch_add(1, Ordering::SeqCst);
+    let go = ask!(confirm("Go on?"));
+    format!("resumed: {go:?}")
+}
+
 /// A served example server and the authorization server it trusts.
 struct Setup {
     issuer: Arc<Issuer>,
@@ -44,12 +56,21 @@ struct Setup {
 
 /// Serves the example (plus `guarded`) on loopback behind `configure(ResourceServer)`.
 async fn serve_with(configure: impl FnOnce(ResourceServer) -> ResourceServer) -> Setup {
+    serve_built(|builder| builder, configure).await
+}
+
+/// The same, with the server's builder configured by `build` too.
+async fn serve_built(
+    build: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+    configure: impl FnOnce(ResourceServer) -> ResourceServer,
+) -> Setup {
     let issuer = Issuer::start().await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = example::tools(McpServer::builder("auth-test"))
+    let server = build(example::tools(McpServer::builder("auth-test")))
         .keys(KeyRing::new(KeyId(1), SecretKey::from_bytes([7; 32])))
         .tool(guarded)
+        .tool(resumable)
         .build()
         .unwrap();
     // Exactly the example's configuration; the test authorization server speaks plain
@@ -357,6 +378,62 @@ async fn a_missing_scope_is_403_insufficient_scope_before_the_tool_runs() {
         "{}",
         answer.body
     );
+}
+
+#[tokio::test]
+async fn a_scope_refused_mid_flow_is_not_recorded_and_a_stepped_up_token_resumes() {
+    // With a round ledger, which records each resumed round's reply for its retries.
+    let setup = serve_built(|builder| builder.round_ledger(MemoryLedger::new()), |r| r).await;
+    let admin = setup.issuer.token("alice", &setup.url, "admin", 300);
+    let call = json!({"name": "resumable", "arguments": {}});
+    let first = rpc(&setup.url, Some(&admin), "tools/call", call.clone()).await;
+    assert_eq!(
+        first.body["result"]["resultType"], "input_required",
+        "{}",
+        first.body
+    );
+    let key = first.body["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let mut resumed = call;
+    resumed["requestState"] = first.body["result"]["requestState"].clone();
+    resumed["inputResponses"] = json!({ key: {"action": "accept", "content": {"confirm": true}} });
+
+    // Alice's next token lacks `admin`: refused before the round is claimed or run.
+    let runs = RESUMABLE_RUNS.load(Ordering::SeqCst);
+    let narrowed = setup.issuer.token("alice", &setup.url, "read", 300);
+    let refused = rpc(&setup.url, Some(&narrowed), "tools/call", resumed.clone()).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(
+        refused
+            .challenge
+            .as_deref()
+            .is_some_and(|c| c.contains("error=\"insufficient_scope\", scope=\"admin\"")),
+        "{:?}",
+        refused.challenge
+    );
+    assert_eq!(refused.body["error"]["code"], -32600, "{}", refused.body);
+    assert_eq!(
+        RESUMABLE_RUNS.load(Ordering::SeqCst),
+        runs,
+        "the tool's code ran"
+    );
+
+    // Stepped up again, the same round runs: not the refusal replayed from the ledger.
+    let stepped_up = rpc(&setup.url, Some(&admin), "tools/call", resumed.clone()).await;
+    assert_eq!(stepped_up.status, 200, "{}", stepped_up.body);
+    assert_eq!(
+        stepped_up.body["result"]["content"][0]["text"], "resumed: Accept(true)",
+        "{}",
+        stepped_up.body
+    );
+    // And that reply is what the ledger replays.
+    let again = rpc(&setup.url, Some(&admin), "tools/call", resumed).await;
+    assert_eq!(again.body["result"], stepped_up.body["result"]);
 }
 
 #[tokio::test]

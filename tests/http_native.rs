@@ -1,8 +1,9 @@
 //! The native 2026-07-28 path of `mrtr::server::http`, over real TCP on 127.0.0.1: what a
 //! conforming client sends is answered natively (no rmcp service starts for it), with the
 //! same answer rmcp's path gives; what needs rmcp (a fallback tool that streams progress)
-//! still goes through rmcp and streams; and a body too deep for the parser gets the same
-//! parse error either way.
+//! still goes through rmcp and streams; a body too deep for the parser gets the same
+//! parse error either way; a JSON-RPC batch gets the gate's refusal either way; and a
+//! `Host` is allowed on one path exactly when it is on the other.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -88,8 +89,33 @@ fn post(
         .unwrap()
         .entry("_meta")
         .or_insert(json!({}));
-    meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
-    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {"form": {}}});
+    for (key, value) in client_meta().as_object().unwrap() {
+        meta[key] = value.clone();
+    }
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params});
+    post_body(url, method, name.as_deref(), body.to_string(), origin)
+}
+
+/// The `_meta` a conforming 2026-07-28 client sends.
+fn client_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    })
+}
+
+/// `body` posted with the headers a conforming 2026-07-28 client sends for `method`.
+fn post_body(
+    url: &str,
+    method: &str,
+    name: Option<&str>,
+    body: String,
+    origin: Option<&str>,
+) -> reqwest::RequestBuilder {
     let mut builder = reqwest::Client::new()
         .post(url)
         .timeout(Duration::from_secs(20))
@@ -97,13 +123,13 @@ fn post(
         .header("Content-Type", "application/json")
         .header("MCP-Protocol-Version", "2026-07-28")
         .header("Mcp-Method", method);
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
+    if let Some(name) = name {
         builder = builder.header("Mcp-Name", name);
     }
     if let Some(origin) = origin {
         builder = builder.header("Origin", origin);
     }
-    builder.body(json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params}).to_string())
+    builder.body(body)
 }
 
 /// Status, content type and body text.
@@ -245,6 +271,61 @@ async fn a_body_deeper_than_the_parser_takes_gets_the_parse_error_a_shallow_one_
     let served: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(status, 200, "{served}");
     assert_eq!(served["result"]["resultType"], "input_required", "{served}");
+}
+
+#[tokio::test]
+async fn a_batch_gets_the_gates_refusal_on_both_paths_never_a_native_answer() {
+    let url = serve_plain().await;
+    let params = json!({"_meta": client_meta()});
+    for batch in [
+        // serde reads a struct from an array's elements in order: this one would pass for
+        // a `tools/list` request if arrays were read as envelopes.
+        json!(["2.0", 5, "tools/list", params]),
+        json!([{"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": params}]),
+    ] {
+        for origin in [None, Some("http://localhost:3000")] {
+            let body = format!(" \n{batch}");
+            let (status, _, text) = send(post_body(&url, "tools/list", None, body, origin)).await;
+            let answer: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                (status, answer["error"]["code"].as_i64()),
+                (400, Some(-32600)),
+                "{batch} (origin {origin:?}): {answer}"
+            );
+            assert!(
+                answer["error"]["message"]
+                    .as_str()
+                    .is_some_and(|message| message.contains("batches are not supported")),
+                "{answer}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn allowed_hosts_of_blank_entries_allow_no_host_on_either_path() {
+    let server = McpServer::builder("native-hosts")
+        .keys(keys())
+        .tool(confirm_it)
+        .build()
+        .unwrap();
+    // rmcp skips blank entries and, its list not being empty, allows no host.
+    let url = serve_router(
+        HttpServing::new(server)
+            .allowed_hosts(["", " "])
+            .into_router(),
+    )
+    .await;
+    let native = send(post(&url, "tools/list", json!({}), None)).await;
+    let through_rmcp = send(post(
+        &url,
+        "tools/list",
+        json!({}),
+        Some("http://localhost:3000"),
+    ))
+    .await;
+    assert_eq!(native.0, 403, "{}", native.2);
+    assert_eq!(native, through_rmcp);
 }
 
 #[tokio::test]

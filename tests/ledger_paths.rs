@@ -4,8 +4,9 @@
 //! both. Then, over HTTP, what the one-trip ledger changed: a reply does not wait for its
 //! record, a presentation while the record is in flight waits for it and answers the same,
 //! a record that fails leaves the round to its lease (re-run, or refused when at most once),
-//! and a round costs Redis exactly one `SET` (the claim, awaited) and one `PSETEX` (the
-//! record, after the reply), with no script.
+//! a server that stops writes the records still queued before it returns, and a round
+//! costs Redis exactly one `SET` (the claim, awaited) and one `PSETEX` (the record, after
+//! the reply), with no script.
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -457,6 +458,80 @@ async fn a_failed_record_leaves_the_round_to_its_lease() {
     let refused = call(&url, round).await;
     assert_eq!(refused["error"]["code"], -32052, "{refused}");
     assert_eq!(bank.charged.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stops_writes_the_records_still_queued_before_it_returns() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let ledger = Gated::new(Arc::new(RedisLedger::open(&redis.url()).unwrap()));
+    ledger.hold_records.store(true, Ordering::SeqCst);
+    let bank = Arc::new(Bank::default());
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    // The server runs on a runtime of its own, on one thread, dropped as soon as
+    // `serve_until` returns, as when a process exits: what serving did not wait for never
+    // happens.
+    let serving = std::thread::spawn({
+        let (bank, ledger) = (bank.clone(), ledger.clone());
+        move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let bound =
+                    mrtr::server::http::HttpServing::new(server(&bank, ledger.clone(), MINUTE))
+                        .per_address_includes_loopback(true)
+                        .bind("127.0.0.1:0".parse::<SocketAddr>().unwrap())
+                        .await
+                        .expect("bind");
+                let _ = bound_tx.send((bound.local_addr(), bound.stats()));
+                bound
+                    .serve_until(async move {
+                        let _ = stop_rx.await;
+                        // The held record is let go only as serving stops: it lands only
+                        // if serving waits for it.
+                        ledger.gate.notify_one();
+                    })
+                    .await
+                    .expect("serves");
+            });
+            drop(runtime);
+        }
+    });
+    let (addr, stats) = bound_rx.await.unwrap();
+    let url = format!("http://{addr}/mcp");
+
+    let round = confirming_round(&url, "charge", json!({"cents": 9})).await;
+    let ran = call(&url, round.clone()).await;
+    assert!(ran["result"]["requestState"].is_string(), "{ran}");
+    // Its record is queued, held at the ledger.
+    ledger.records_held.notified().await;
+    // No connection left open (each call's client has gone): serving stops at once.
+    let loopback = "127.0.0.1".parse().unwrap();
+    for _ in 0..500 {
+        if stats.connections_from(loopback) == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(stats.connections_from(loopback), 0);
+    stop_tx.send(()).unwrap();
+    tokio::task::spawn_blocking(move || serving.join().unwrap())
+        .await
+        .unwrap();
+
+    // Another instance on the same Redis replays the round: its record was written.
+    let other = server(
+        &bank,
+        Arc::new(RedisLedger::open(&redis.url()).unwrap()),
+        MINUTE,
+    );
+    let other = serve(other).await;
+    assert_eq!(call(&other, round).await, ran);
+    assert_eq!(bank.charged.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

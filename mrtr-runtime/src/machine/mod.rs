@@ -328,7 +328,10 @@ impl MachineDescriptor {
     /// The OAuth scopes a request's access token must grant
     /// (`#[mrtr::tool(scopes = ["deploy"])]`): over HTTP a request lacking any of them is
     /// refused before any of the machine's code runs (behind the `auth` layer with
-    /// `403 insufficient_scope` naming them); the listing names them in `_meta` under
+    /// `403 insufficient_scope` naming them); a request without HTTP (stdio) has no token
+    /// and is refused too, unless the server grants them with
+    /// [`local_scopes`](crate::server::McpServerBuilder::local_scopes); the listing names
+    /// them in `_meta` under
     /// [`REQUIRED_SCOPES_META_KEY`](crate::server::REQUIRED_SCOPES_META_KEY).
     ///
     /// ```
@@ -516,7 +519,9 @@ impl RequestCx {
     }
 
     /// The OAuth scopes the request's verified access token grants (`None` when the
-    /// request carried no verified token, e.g. over stdio).
+    /// request carried no verified token). A request without HTTP (stdio) has the scopes
+    /// the server grants it with
+    /// [`local_scopes`](crate::server::McpServerBuilder::local_scopes), if any.
     ///
     /// ```
     /// assert!(mrtr_runtime::machine::RequestCx::default().scopes().is_none());

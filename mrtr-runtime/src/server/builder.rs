@@ -91,6 +91,7 @@ pub struct McpServerBuilder {
     max_rounds: u32,
     round_timeout: Option<Duration>,
     round_timeouts: std::collections::HashMap<String, Option<Duration>>,
+    local_scopes: Option<super::GrantedScopes>,
 }
 
 impl McpServer<NoFallback> {
@@ -132,6 +133,7 @@ impl McpServer<NoFallback> {
             max_rounds: DEFAULT_MAX_ROUNDS_PER_CALL,
             round_timeout: Some(DEFAULT_ROUND_TIMEOUT),
             round_timeouts: std::collections::HashMap::new(),
+            local_scopes: None,
         }
     }
 }
@@ -291,6 +293,23 @@ impl McpServerBuilder {
     /// ```
     pub fn instance_id(mut self, id: impl Into<String>) -> Self {
         self.instance = Some(id.into());
+        self
+    }
+
+    /// The OAuth scopes granted to every request that comes without HTTP — over stdio, or
+    /// any other transport that carries no HTTP request. Such a request has no access
+    /// token, so by default it is granted no scope, and a tool that declares scopes
+    /// (`#[mrtr::tool(scopes = ["deploy"])]`) is refused for it (`-32600` naming them), as
+    /// over HTTP without a token. A server run over stdio by its one local user can grant
+    /// them here; tools read them through
+    /// [`RequestCx::scopes`](crate::machine::RequestCx::scopes). Over HTTP this has no
+    /// effect: scopes come from the request's token only.
+    ///
+    /// ```
+    /// let b = mrtr_runtime::server::McpServer::builder("demo").local_scopes(["deploy"]);
+    /// ```
+    pub fn local_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.local_scopes = Some(super::GrantedScopes::new(scopes));
         self
     }
 
@@ -607,6 +626,7 @@ impl McpServerBuilder {
                     .unwrap_or_else(|| Arc::new(principal::default_principal)),
                 legacy: self.legacy,
                 tasks,
+                local_scopes: self.local_scopes,
                 fallback,
             }),
         })

@@ -364,7 +364,6 @@ pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
     )
 }
 
-/// `-32603` for a machine bug; the detail is logged, not sent.
 /// A tool that declares OAuth scopes the request's token does not grant: `-32600`
 /// naming them (`data.requiredScopes`); behind the `auth` layer the HTTP response is also
 /// `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`.
@@ -378,6 +377,23 @@ pub(crate) fn insufficient_scope(target: &str, scopes: &[String]) -> ErrorData {
     )
 }
 
+/// A tool that declares OAuth scopes, called without HTTP (over stdio): no access token
+/// can grant them, only the server's `local_scopes`. `-32600` naming them
+/// (`data.requiredScopes`) and how to grant them.
+pub(crate) fn scopes_without_http(target: &str, scopes: &[String]) -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "insufficient_scope: `{target}` needs the OAuth scopes {:?}, and this request came \
+             without HTTP (e.g. over stdio), which carries no access token: the server grants \
+             scopes to such requests only as its author configures \
+             (`McpServerBuilder::local_scopes`)",
+            scopes.join(" ")
+        ),
+        Some(serde_json::json!({ "requiredScopes": scopes })),
+    )
+}
+
+/// `-32603` for a machine bug; the detail is logged, not sent.
 pub(crate) fn internal(detail: &str) -> ErrorData {
     log_limited!(error, detail, "mrtr machine failed");
     ErrorData::internal_error("the server failed to process this request", None)

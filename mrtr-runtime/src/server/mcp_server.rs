@@ -75,6 +75,8 @@ pub(super) struct Inner<F> {
     pub(super) legacy: LegacyServing,
     /// The tasks extension, when a tool may run as a task.
     pub(super) tasks: Option<Arc<Tasks>>,
+    /// The scopes granted to requests that come without HTTP (stdio).
+    pub(super) local_scopes: Option<super::GrantedScopes>,
     pub(super) fallback: F,
 }
 
@@ -108,6 +110,43 @@ impl<F> McpServer<F> {
     /// ```
     pub fn fallback(&self) -> &F {
         &self.inner.fallback
+    }
+
+    /// Waits until every round outcome this server has handed to its
+    /// [round ledger](super::ledger) so far is written, up to `timeout`; `true` when all
+    /// were (or the server has no ledger).
+    ///
+    /// A reply does not wait for its record: the outcome is written just after, by a
+    /// background task. A process that exits right after its last reply would lose the
+    /// records still queued, and a client re-sending such a round would wait for its
+    /// lease to lapse and run it again (or be refused, when it is `at_most_once`). HTTP
+    /// serving ([`BoundHttp::serve_until`](super::http::BoundHttp::serve_until), `serve`)
+    /// does this when it stops; over stdio, or when you serve
+    /// [`into_router`](super::http::HttpServing::into_router) yourself, call it once the
+    /// service has ended and before the process exits.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mrtr_runtime::server::McpServer) -> Result<(), Box<dyn std::error::Error>> {
+    /// use rmcp::ServiceExt;
+    /// let running = server.clone().serve(rmcp::transport::stdio()).await?;
+    /// running.waiting().await?;
+    /// server.flush_ledger(std::time::Duration::from_secs(5)).await;
+    /// # Ok(()) }
+    /// ```
+    pub async fn flush_ledger(&self, timeout: Duration) -> bool {
+        match self.ledger_flush() {
+            Some(records) => records.flush(timeout).await,
+            None => true,
+        }
+    }
+
+    /// What flushes the outcomes queued for the round ledger, when the server has one.
+    pub(super) fn ledger_flush(&self) -> Option<super::ledger::rounds::RecordFlush> {
+        self.inner
+            .mrtr
+            .rounds
+            .as_ref()
+            .map(|rounds| rounds.flusher())
     }
 
     /// Serves one request for `machine` and shapes the answer as the method's response.
@@ -291,7 +330,7 @@ impl<F> McpServer<F> {
                 Some(version) => Era::Session(version),
                 None => Era::Stateless,
             },
-            scopes: super::ScopeCheck::of(context),
+            scopes: super::ScopeCheck::of(context, self.inner.local_scopes.as_ref()),
         }
     }
 

@@ -67,8 +67,8 @@ pub use mcp_server::{McpServer, NoFallback};
 pub use mrtr::StaleStatePolicy;
 pub use principal::{Principal, PrincipalResolver};
 pub use round::{DEFAULT_MAX_ROUNDS_PER_CALL, DEFAULT_ROUND_TIMEOUT};
-pub(crate) use scopes::ScopeCheck;
 pub use scopes::{GrantedScopes, REQUIRED_SCOPES_META_KEY};
+pub(crate) use scopes::{MissingScopes, ScopeCheck};
 
 #[cfg(test)]
 mod tests {

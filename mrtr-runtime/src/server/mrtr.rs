@@ -177,9 +177,10 @@ impl Mrtr {
         )
     }
 
-    /// Opens the request's `requestState` (if any), claims the round in the ledger (when
-    /// the server has one and the machine's rounds are protected), and decodes where the
-    /// round starts. A refused state is `Err` with the one fixed message; the reason goes
+    /// Checks the machine's declared scopes against what the request grants, opens the
+    /// request's `requestState` (if any), claims the round in the ledger (when the server
+    /// has one and the machine's rounds are protected), and decodes where the round
+    /// starts. A refused state is `Err` with the one fixed message; the reason goes
     /// to the span and the log only.
     pub(crate) async fn begin<'a>(
         &'a self,
@@ -194,6 +195,14 @@ impl Mrtr {
             caller,
             task_after,
         } = request;
+        // Before the state is opened or its round claimed: a request whose token lacks a
+        // declared scope never reaches the ledger, so its refusal is not recorded as the
+        // round's reply and replayed once the caller comes back with a stepped-up token.
+        if let Err(scopes) = caller.scopes.check(&descriptor.scopes) {
+            let refused = RoundError::InsufficientScope(scopes);
+            span.record("outcome", refused.label());
+            return Err((refused.to_error(descriptor.name(), &Era::Stateless), None));
+        }
         let mut pass = Pass {
             descriptor,
             audience: &self.audience,

@@ -272,9 +272,10 @@ pub(crate) enum RoundError {
     Deadline { timeout: Duration },
     /// A bug: in the machine, or a state the server itself kept that does not fit.
     Internal(String),
-    /// The machine declares OAuth scopes the request's token does not grant (all of the
-    /// declared ones), refused before any of its code runs.
-    InsufficientScope(Vec<String>),
+    /// The machine declares OAuth scopes the request's token (or, without HTTP, the
+    /// server's local grant) does not grant (all of the declared ones), refused before any
+    /// of its code runs.
+    InsufficientScope(super::MissingScopes),
 }
 
 impl RoundError {
@@ -330,7 +331,12 @@ impl RoundError {
             RoundError::RejectedState(_) => errors::rejected_state(),
             RoundError::Deadline { timeout } => errors::round_timeout(target, *timeout),
             RoundError::Internal(detail) => errors::internal(detail),
-            RoundError::InsufficientScope(scopes) => errors::insufficient_scope(target, scopes),
+            RoundError::InsufficientScope(missing) if missing.without_http => {
+                errors::scopes_without_http(target, &missing.scopes)
+            }
+            RoundError::InsufficientScope(missing) => {
+                errors::insufficient_scope(target, &missing.scopes)
+            }
         }
     }
 }
@@ -342,7 +348,9 @@ pub(crate) async fn step_round<M: Machine + ?Sized>(
     machine: &M,
     input: RoundInput<'_>,
 ) -> RoundOutcome<M::Output> {
-    // Before any of the machine's code runs, on every path (stateless, legacy, tasks).
+    // Before any of the machine's code runs, on every path: legacy sessions are checked
+    // only here; a stateless request (and the call that creates a task) was already
+    // checked before its round was claimed (`Mrtr::begin`), and passes again.
     if let Err(scopes) = input.caller.scopes.check(&machine.descriptor().scopes) {
         return RoundOutcome::Failed(RoundError::InsufficientScope(scopes));
     }

@@ -21,8 +21,11 @@ pub const REQUIRED_SCOPES_META_KEY: &str = "io.github.mrtr/requiredScopes";
 ///
 /// Over HTTP a tool that declares scopes runs only for a request carrying this extension
 /// with every one of them; otherwise the request gets a JSON-RPC error naming them (and,
-/// behind the `auth` layer, HTTP `403` with `error="insufficient_scope"`). Over stdio
-/// (no HTTP request) scopes are not checked: the caller is the local user.
+/// behind the `auth` layer, HTTP `403` with `error="insufficient_scope"`). A request that
+/// comes without HTTP (over stdio, or any other transport that carries no HTTP request)
+/// has no access token: it is granted only the scopes the server's author names with
+/// [`McpServerBuilder::local_scopes`](super::McpServerBuilder::local_scopes) (none by
+/// default), and a tool that declares others is refused, as over HTTP.
 ///
 /// ```
 /// let granted = mrtr_runtime::server::GrantedScopes::new(["read", "deploy"]);
@@ -94,35 +97,52 @@ impl GrantedScopes {
 /// What the scope check holds a request to.
 #[derive(Debug, Clone)]
 pub(crate) enum ScopeCheck {
-    /// No HTTP request (stdio), or a task's background rounds (checked when the task was
-    /// created): declared scopes are not checked.
+    /// A task's background rounds (checked when the task was created), and the test kit:
+    /// declared scopes are not checked.
     Unchecked,
     /// An HTTP request: what its token granted (`None`: no verified token, nothing granted).
     Http(Option<GrantedScopes>),
+    /// A request without HTTP (stdio): what the server grants such requests
+    /// ([`McpServerBuilder::local_scopes`](super::McpServerBuilder::local_scopes); `None`:
+    /// nothing).
+    Local(Option<GrantedScopes>),
+}
+
+/// Declared scopes a request was refused for lacking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MissingScopes {
+    /// Every scope the machine declares, in its order.
+    pub(crate) scopes: Vec<String>,
+    /// The request came without HTTP (stdio): no token could have granted them; only the
+    /// server's `local_scopes` can.
+    pub(crate) without_http: bool,
 }
 
 impl ScopeCheck {
-    /// What `context` grants: the [`GrantedScopes`] extension of its HTTP request.
-    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Self {
+    /// What `context` grants: the [`GrantedScopes`] extension of its HTTP request, or
+    /// `local` when it came without HTTP.
+    pub(crate) fn of(context: &RequestContext<RoleServer>, local: Option<&GrantedScopes>) -> Self {
         match context.extensions.get::<http::request::Parts>() {
             Some(parts) => ScopeCheck::Http(parts.extensions.get::<GrantedScopes>().cloned()),
-            None => ScopeCheck::Unchecked,
+            None => ScopeCheck::Local(local.cloned()),
         }
     }
 
     /// The granted scopes, for the tool's `RequestCx`.
     pub(crate) fn granted(&self) -> Option<&GrantedScopes> {
         match self {
-            ScopeCheck::Http(granted) => granted.as_ref(),
+            ScopeCheck::Http(granted) | ScopeCheck::Local(granted) => granted.as_ref(),
             ScopeCheck::Unchecked => None,
         }
     }
 
-    /// `Err` with the scopes in `needed` that are not granted (all of `needed`, in its
-    /// order), recorded on the request for its HTTP layer.
-    pub(crate) fn check(&self, needed: &[String]) -> Result<(), Vec<String>> {
-        let ScopeCheck::Http(granted) = self else {
-            return Ok(());
+    /// `Err` with the scopes in `needed` (all of them, in its order) when any is not
+    /// granted; over HTTP the refusal is recorded on the request for its HTTP layer.
+    pub(crate) fn check(&self, needed: &[String]) -> Result<(), MissingScopes> {
+        let (granted, without_http) = match self {
+            ScopeCheck::Unchecked => return Ok(()),
+            ScopeCheck::Http(granted) => (granted, false),
+            ScopeCheck::Local(granted) => (granted, true),
         };
         let missing = needed
             .iter()
@@ -130,10 +150,14 @@ impl ScopeCheck {
         if !missing {
             return Ok(());
         }
-        if let Some(granted) = granted {
+        // The server's local grant is shared by every request: nothing to record on it.
+        if let (Some(granted), false) = (granted, without_http) {
             granted.refuse(needed);
         }
-        Err(needed.to_vec())
+        Err(MissingScopes {
+            scopes: needed.to_vec(),
+            without_http,
+        })
     }
 }
 
@@ -144,14 +168,39 @@ mod tests {
     #[test]
     fn http_requests_need_every_declared_scope() {
         let needed = vec!["deploy".to_string(), "read".to_string()];
+        let over_http = Err(MissingScopes {
+            scopes: needed.clone(),
+            without_http: false,
+        });
         let partial = GrantedScopes::new(["read"]);
         let check = ScopeCheck::Http(Some(partial.clone()));
-        assert_eq!(check.check(&needed), Err(needed.clone()));
+        assert_eq!(check.check(&needed), over_http);
         assert_eq!(partial.refused(), Some(needed.as_slice()));
         let full = ScopeCheck::Http(Some(GrantedScopes::new(["read", "deploy", "x"])));
         assert_eq!(full.check(&needed), Ok(()));
-        assert_eq!(ScopeCheck::Http(None).check(&needed), Err(needed.clone()));
+        assert_eq!(ScopeCheck::Http(None).check(&needed), over_http);
         assert_eq!(ScopeCheck::Http(None).check(&[]), Ok(()));
         assert_eq!(ScopeCheck::Unchecked.check(&needed), Ok(()));
+    }
+
+    #[test]
+    fn requests_without_http_get_only_the_local_grant() {
+        let needed = vec!["deploy".to_string(), "read".to_string()];
+        let without_http = Err(MissingScopes {
+            scopes: needed.clone(),
+            without_http: true,
+        });
+        assert_eq!(ScopeCheck::Local(None).check(&needed), without_http);
+        assert_eq!(ScopeCheck::Local(None).check(&[]), Ok(()));
+        let partial = GrantedScopes::new(["read"]);
+        assert_eq!(
+            ScopeCheck::Local(Some(partial.clone())).check(&needed),
+            without_http
+        );
+        // The grant is the server's, shared by every request: no refusal is kept on it.
+        assert_eq!(partial.refused(), None);
+        let full = ScopeCheck::Local(Some(GrantedScopes::new(["deploy", "read"])));
+        assert_eq!(full.check(&needed), Ok(()));
+        assert!(full.granted().is_some_and(|g| g.contains("deploy")));
     }
 }

@@ -1,10 +1,30 @@
 //! Connections and streams against the process's file descriptors: the default caps
 //! (derived from the open-file limit) and a connection's slot, which a long-lived stream
-//! gives back early.
+//! gives back early; and what is left to do once the connections are done.
 
 use std::sync::Arc;
 
 use tokio::sync::OwnedSemaphorePermit;
+use tokio_util::sync::CancellationToken;
+
+use crate::server::ledger::rounds::{DEFAULT_FLUSH_TIMEOUT, RecordFlush};
+
+/// What serving does once its connections are done: cancel the work still running, then
+/// write the outcomes still queued for the round ledger (replies do not wait for them).
+pub(super) struct Stopping {
+    pub(super) cancel: CancellationToken,
+    /// The server's queued ledger records, when it has a ledger.
+    pub(super) records: Option<RecordFlush>,
+}
+
+impl Stopping {
+    pub(super) async fn stop(self) {
+        self.cancel.cancel();
+        if let Some(records) = self.records {
+            records.flush(DEFAULT_FLUSH_TIMEOUT).await;
+        }
+    }
+}
 
 /// Upper bound of the default [`HttpServing::max_connections`](super::HttpServing::max_connections).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;

@@ -89,7 +89,7 @@ use super::principal::ClientAddress;
 use super::{McpServer, NoFallback};
 use budget::{BodyBudget, PerAddress};
 pub use budget::{DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS};
-use connections::{ConnectionSlot, default_max_connections, default_max_streams};
+use connections::{ConnectionSlot, Stopping, default_max_connections, default_max_streams};
 pub use connections::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_STREAMS};
 pub use inflight::DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL;
 use shared_rmcp::SharedRmcp;
@@ -637,7 +637,7 @@ where
         let local_addr = listener.local_addr()?;
         let max_connections = self.max_connections.unwrap_or_else(default_max_connections);
         let header_read_timeout = self.header_read_timeout;
-        let shutdown_grace = self.shutdown_grace;
+        let (shutdown_grace, records) = (self.shutdown_grace, self.server.ledger_flush());
         let per_address = PerAddress::new(
             self.max_connections_per_address,
             self.per_address_includes_loopback,
@@ -650,7 +650,7 @@ where
             listener,
             local_addr,
             router,
-            cancel,
+            cancel: Stopping { cancel, records },
             max_connections,
             header_read_timeout,
             shutdown_grace,
@@ -688,7 +688,7 @@ pub struct BoundHttp {
     listener: TcpListener,
     local_addr: SocketAddr,
     router: axum::Router,
-    cancel: CancellationToken,
+    cancel: Stopping,
     max_connections: usize,
     header_read_timeout: Duration,
     shutdown_grace: Duration,
@@ -743,8 +743,8 @@ impl BoundHttp {
         self.serve_until(shutdown_signal()).await
     }
 
-    /// Serves until `shutdown` completes, then stops accepting and lets in-flight
-    /// requests finish (up to the shutdown grace).
+    /// Serves until `shutdown` completes, then stops accepting, lets in-flight requests
+    /// finish (up to the shutdown grace) and writes the queued ledger records (up to 5 s).
     ///
     /// ```no_run
     /// # async fn run(bound: mrtr_runtime::server::http::BoundHttp, stop: tokio::sync::oneshot::Receiver<()>) -> std::io::Result<()> {
@@ -839,7 +839,7 @@ impl BoundHttp {
                 tracing::warn!(grace = ?shutdown_grace, "connections still open after the shutdown grace; closing them");
             }
         }
-        cancel.cancel();
+        cancel.stop().await;
         Ok(())
     }
 }

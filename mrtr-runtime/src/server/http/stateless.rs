@@ -81,6 +81,15 @@ impl<'a> Envelope<'a> {
     /// integer or string id, a string method); `None` sends the body to the gate's own
     /// check, which says what is wrong with it.
     pub(super) fn parse(body: &'a [u8]) -> Option<Self> {
+        // One object only: serde reads a struct from a JSON array too (its elements as the
+        // fields in order), which would serve a batch as if it were one request. Anything
+        // else (a batch, a scalar) is the gate's check's to answer.
+        let first = body
+            .iter()
+            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
+        if first != Some(&b'{') {
+            return None;
+        }
         // Raw and ignored values are skipped without serde_json's depth limit: a deep body
         // is left to the gate's check, which refuses what is too deep to parse.
         if !shallower_than(body, MAX_NATIVE_DEPTH) {
@@ -145,9 +154,8 @@ pub(super) struct Prepared {
 /// The native path of one router: what it checks requests against, and the server.
 pub(super) struct Stateless {
     server: Arc<dyn NativeServer>,
-    /// The `Host` values served (rmcp's list: an entry without a port allows any port; an
-    /// empty list allows every host).
-    hosts: Vec<(String, Option<u16>)>,
+    /// The `Host` values served, as rmcp reads its list.
+    hosts: AllowedHosts,
     principals: Arc<Principals>,
     /// Cancelled when the server stops: in-flight requests end with an internal error.
     cancel: CancellationToken,
@@ -165,10 +173,7 @@ impl Stateless {
     {
         Arc::new(Stateless {
             server: Arc::new(NativeMcp::new(server)),
-            hosts: allowed_hosts
-                .iter()
-                .filter_map(|allowed| allowed_authority(allowed))
-                .collect(),
+            hosts: AllowedHosts::new(allowed_hosts),
             principals,
             cancel,
         })
@@ -279,11 +284,36 @@ impl Stateless {
         let Some(authority) = authority else {
             return false;
         };
-        let host = normalized_host(authority.host());
-        let port = authority.port_u16();
-        self.hosts.is_empty()
+        self.hosts
+            .allows(&normalized_host(authority.host()), authority.port_u16())
+    }
+}
+
+/// The `Host` values served, read as rmcp reads its `allowed_hosts`: an entry without a
+/// port allows any port; an empty list allows every host, but a list of blank entries
+/// (which rmcp skips) allows none.
+struct AllowedHosts {
+    /// The list was empty: every host is allowed.
+    any: bool,
+    hosts: Vec<(String, Option<u16>)>,
+}
+
+impl AllowedHosts {
+    fn new(allowed_hosts: &[String]) -> Self {
+        AllowedHosts {
+            any: allowed_hosts.is_empty(),
+            hosts: allowed_hosts
+                .iter()
+                .filter_map(|allowed| allowed_authority(allowed))
+                .collect(),
+        }
+    }
+
+    /// Whether `host` (normalized) and `port` are served.
+    fn allows(&self, host: &str, port: Option<u16>) -> bool {
+        self.any
             || self.hosts.iter().any(|(allowed, allowed_port)| {
-                *allowed == host && allowed_port.is_none_or(|allowed| Some(allowed) == port)
+                allowed == host && allowed_port.is_none_or(|allowed| Some(allowed) == port)
             })
     }
 }
@@ -629,7 +659,8 @@ mod tests {
     #[test]
     fn the_envelope_reads_what_the_gate_reads() {
         let envelope =
-            Envelope::parse(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#).unwrap();
+            Envelope::parse(b"\r\n\t {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/list\"}")
+                .unwrap();
         assert_eq!(
             envelope.id_and_method(),
             Some((
@@ -655,6 +686,9 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
             br#"{"jsonrpc":"2.0","id":1,"method":7}"#,
             br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            // A struct reads from an array's elements in order: a batch of one, or this.
+            br#"["2.0",1,"ping"]"#,
+            b" \n[\"2.0\",1,\"ping\"]",
             br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
             b"{not json",
         ] {
@@ -733,5 +767,20 @@ mod tests {
             Some(("::1".into(), Some(8080)))
         );
         assert_eq!(allowed_authority("  "), None);
+    }
+
+    #[test]
+    fn an_empty_host_list_allows_every_host_and_a_blank_one_none() {
+        let list = |hosts: &[&str]| {
+            AllowedHosts::new(&hosts.iter().map(|h| h.to_string()).collect::<Vec<_>>())
+        };
+        assert!(list(&[]).allows("evil.example", Some(80)));
+        assert!(!list(&[""]).allows("localhost", None));
+        assert!(!list(&["  ", ""]).allows("evil.example", Some(80)));
+        let some = list(&["", "mcp.example.com", "127.0.0.1:8080"]);
+        assert!(some.allows("mcp.example.com", Some(443)));
+        assert!(some.allows("127.0.0.1", Some(8080)));
+        assert!(!some.allows("127.0.0.1", Some(8081)));
+        assert!(!some.allows("evil.example", None));
     }
 }

@@ -54,6 +54,13 @@
 //!   meets the lapsed lease.
 //! - **Ledger unreachable: fail closed**: a claim that does not get its answer refuses the
 //!   round (`-32051`), as before; a failed record is logged as an outage.
+//! - **Records waiting are bounded**, by count (16 Ki) and by the bytes of their responses
+//!   (64 MiB); one past either bound, or that waited half a lease for the ledger, or whose
+//!   lease has passed (it would land after the lease), is not written: its round is left
+//!   to its lease, as a failed record.
+//! - **A server that stops** writes the records still waiting first: HTTP serving after its
+//!   in-flight requests (up to 5 s), others with
+//!   [`McpServer::flush_ledger`](crate::server::McpServer::flush_ledger).
 //!
 //! ```
 //! use mrtr_runtime::server::McpServer;

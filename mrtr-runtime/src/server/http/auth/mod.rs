@@ -25,7 +25,8 @@
 //!   the resource and its authorization servers.
 //! - **No token**: `401` with `WWW-Authenticate: Bearer resource_metadata="…"`. **A token
 //!   refused** (bad signature, expired, not yet valid, another audience or issuer, a key the
-//!   issuer does not publish, an algorithm not allowed — never `none`, never an HMAC):
+//!   issuer does not publish, an algorithm not allowed — never `none`, never an HMAC —, a
+//!   `typ` header of another kind of JWT than an access token):
 //!   `401` with `error="invalid_token"` too. **A tool's scopes missing**: `403` with
 //!   `error="insufficient_scope", scope="…"`. **The issuer's keys unreachable**: `503`;
 //!   nobody is let in.
@@ -102,6 +103,7 @@ pub struct ResourceServer {
     algorithms: Vec<Algorithm>,
     jwks_ttl: Duration,
     min_refresh_interval: Duration,
+    require_at_jwt: bool,
 }
 
 impl ResourceServer {
@@ -128,6 +130,7 @@ impl ResourceServer {
             algorithms: DEFAULT_ALGORITHMS.to_vec(),
             jwks_ttl: DEFAULT_JWKS_TTL,
             min_refresh_interval: DEFAULT_MIN_REFRESH_INTERVAL,
+            require_at_jwt: false,
         }
     }
 
@@ -285,6 +288,23 @@ impl ResourceServer {
         self
     }
 
+    /// Accepts only JWTs whose `typ` header is `at+jwt` (RFC 9068 access tokens); by
+    /// default `typ: JWT` and no `typ` pass too, as many authorization servers sign their
+    /// access tokens so (Microsoft Entra ID, Keycloak, Auth0's default profile: `JWT`;
+    /// Okta, Amazon Cognito: none). Any other `typ` (a DPoP proof's, a logout token's…) is
+    /// always refused. Turn this on when your authorization server issues RFC 9068 tokens.
+    ///
+    /// ```
+    /// # use mrtr_runtime::server::http::auth::ResourceServer;
+    /// let resource = ResourceServer::new("https://mcp.example.com/mcp".parse().unwrap())
+    ///     .authorization_server("https://auth.example.com")
+    ///     .require_at_jwt_typ(true);
+    /// ```
+    pub fn require_at_jwt_typ(mut self, require: bool) -> Self {
+        self.require_at_jwt = require;
+        self
+    }
+
     /// The resource identifier tokens must name in `aud` (the metadata's `resource`).
     ///
     /// ```
@@ -308,20 +328,40 @@ impl ResourceServer {
     }
 
     /// The verifier the layer uses: the one given to [`verifier`](Self::verifier), else a
-    /// [`JwtVerifier`] for this resource (a new key cache each call). Without an
-    /// authorization server no token verifies.
+    /// [`JwtVerifier`] for this resource (a new key cache each call).
+    ///
+    /// A JWT verifier needs the issuer it accepts: without an
+    /// [`authorization_server`](Self::authorization_server) (or with a blank one) none is
+    /// built, even from static [`jwks`](Self::jwks) — it would take tokens naming no
+    /// issuer. The verifier returned then refuses every token as unverifiable (`503`,
+    /// nobody is let in) and the misconfiguration is logged at ERROR.
     ///
     /// ```
-    /// # use mrtr_runtime::server::http::auth::ResourceServer;
+    /// # use mrtr_runtime::server::http::auth::{ResourceServer, TokenError};
     /// let verifier = ResourceServer::new("https://mcp.example.com/mcp".parse().unwrap())
     ///     .authorization_server("https://auth.example.com")
     ///     .token_verifier();
+    /// let unconfigured = ResourceServer::new("https://mcp.example.com/mcp".parse().unwrap())
+    ///     .jwks(jsonwebtoken::jwk::JwkSet { keys: vec![] })
+    ///     .token_verifier();
+    /// let refused = futures::executor::block_on(unconfigured.verify("a.b.c")).unwrap_err();
+    /// assert!(matches!(refused, TokenError::Unavailable(_)));
     /// ```
     pub fn token_verifier(&self) -> Arc<dyn TokenVerifier> {
         if let Some(verifier) = &self.verifier {
             return verifier.clone();
         }
-        let issuer = self.issuer.clone().unwrap_or_default();
+        let Some(issuer) = self
+            .issuer
+            .clone()
+            .filter(|issuer| !issuer.trim().is_empty())
+        else {
+            tracing::error!(
+                resource = %self.resource,
+                "no authorization server is configured (ResourceServer::authorization_server): no token is accepted"
+            );
+            return Arc::new(NoIssuer);
+        };
         let source = match &self.jwks {
             Some(keys) => jwks::KeySource::Static(keys.clone()),
             None => jwks::KeySource::Remote(jwks::Remote {
@@ -344,6 +384,22 @@ impl ResourceServer {
             audiences,
             leeway: self.leeway,
             algorithms: self.algorithms.clone(),
+            require_at_jwt: self.require_at_jwt,
+        })
+    }
+}
+
+/// The verifier of a resource server that names no authorization server: every token is
+/// refused as unverifiable, whatever it claims.
+struct NoIssuer;
+
+impl TokenVerifier for NoIssuer {
+    fn verify<'a>(&'a self, _: &'a str) -> VerifyFuture<'a> {
+        Box::pin(async {
+            Err(TokenError::Unavailable(
+                "this server names no authorization server (ResourceServer::authorization_server)"
+                    .into(),
+            ))
         })
     }
 }

@@ -129,9 +129,11 @@ pub const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
 
 /// Verifies JWT access tokens: signature by a key of the issuer's JWKS (found by `kid`,
 /// refreshed on an unknown one at a bounded rate), `iss`, `aud` (this server's resource
-/// URL, RFC 8707), `exp` and `nbf` with a small leeway, and the algorithm against an
-/// allow-list of asymmetric ones. Built by [`ResourceServer`](super::ResourceServer); get
-/// it with [`ResourceServer::token_verifier`](super::ResourceServer::token_verifier).
+/// URL, RFC 8707), `exp` and `nbf` with a small leeway, the algorithm against an
+/// allow-list of asymmetric ones, and the `typ` header (see
+/// [`ResourceServer::require_at_jwt_typ`](super::ResourceServer::require_at_jwt_typ)).
+/// Built by [`ResourceServer`](super::ResourceServer); get it with
+/// [`ResourceServer::token_verifier`](super::ResourceServer::token_verifier).
 ///
 /// ```
 /// # use mrtr_runtime::server::http::auth::{ResourceServer, TokenVerifier, TokenError};
@@ -148,6 +150,8 @@ pub struct JwtVerifier {
     pub(super) audiences: Vec<String>,
     pub(super) leeway: Duration,
     pub(super) algorithms: Vec<Algorithm>,
+    /// Only `typ: at+jwt` is accepted (not `JWT`, nor no `typ`).
+    pub(super) require_at_jwt: bool,
 }
 
 /// The claims read from a verified JWT (the registered ones are checked by the library).
@@ -166,6 +170,7 @@ impl JwtVerifier {
     async fn verify_jwt(&self, token: &str) -> Result<VerifiedToken, TokenError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| TokenError::Invalid("the token is not a well-formed JWT".into()))?;
+        check_typ(header.typ.as_deref(), self.require_at_jwt)?;
         if !self.algorithms.contains(&header.alg) {
             return Err(TokenError::Invalid(format!(
                 "the token's algorithm {:?} is not accepted",
@@ -212,6 +217,29 @@ impl TokenVerifier for JwtVerifier {
     }
 }
 
+/// The `typ` header of an access token. RFC 9068 §4 has a resource server refuse any
+/// `typ` but `at+jwt` (or `application/at+jwt`; media types compare case-insensitively,
+/// RFC 7515 §4.1.9), so that another kind of JWT the issuer signs — a DPoP proof, a logout
+/// or security event token — is never taken for an access token. Many authorization
+/// servers still sign their access tokens `typ: JWT` (Microsoft Entra ID, Keycloak, Auth0's
+/// default profile) or without a `typ` (Okta, Amazon Cognito), so those two pass too unless
+/// `strict` (only `at+jwt`); every other value is refused. The value is not echoed: it
+/// comes from the client.
+fn check_typ(typ: Option<&str>, strict: bool) -> Result<(), TokenError> {
+    let typ = typ.map(str::to_ascii_lowercase);
+    let typ = typ.as_deref();
+    let typ = typ.map(|typ| typ.strip_prefix("application/").unwrap_or(typ));
+    match typ {
+        Some("at+jwt") => Ok(()),
+        None | Some("jwt") if !strict => Ok(()),
+        _ => Err(TokenError::Invalid(if strict {
+            "the token's `typ` header is not `at+jwt` (an RFC 9068 access token)".into()
+        } else {
+            "the token's `typ` header names another kind of JWT than an access token (`at+jwt`, RFC 9068)".into()
+        })),
+    }
+}
+
 /// What the client is told about a JWT the library refused (never the token itself).
 fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> String {
     use jsonwebtoken::errors::ErrorKind;
@@ -229,5 +257,116 @@ fn describe(kind: &jsonwebtoken::errors::ErrorKind) -> String {
         ErrorKind::MissingRequiredClaim(claim) => format!("the token has no `{claim}` claim"),
         ErrorKind::InvalidAlgorithm => "the token's algorithm does not fit its key".into(),
         _ => "the token is not valid".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{JwkSet, ResourceServer};
+    use super::*;
+    use base64::Engine as _;
+    use jsonwebtoken::{EncodingKey, Header};
+    use ring::signature::{Ed25519KeyPair, KeyPair as _};
+
+    const RESOURCE: &str = "https://mcp.example.com/mcp";
+    const ISSUER: &str = "https://auth.example.com";
+
+    /// An Ed25519 signing key and the JWKS that publishes it (`kid` "k").
+    fn key() -> (EncodingKey, JwkSet) {
+        let pkcs8 = Ed25519KeyPair::generate_pkcs8(&ring::rand::SystemRandom::new()).unwrap();
+        let pair = Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).unwrap();
+        let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(pair.public_key());
+        let jwks = serde_json::from_value(serde_json::json!({"keys": [
+            {"kty": "OKP", "crv": "Ed25519", "x": x, "kid": "k", "use": "sig"}
+        ]}))
+        .unwrap();
+        (EncodingKey::from_ed_der(pkcs8.as_ref()), jwks)
+    }
+
+    /// A token for alice from `issuer`, with header `typ`.
+    fn token(key: &EncodingKey, issuer: &str, typ: Option<&str>) -> String {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let claims = serde_json::json!({
+            "iss": issuer, "sub": "alice", "aud": RESOURCE, "exp": now + 300, "scope": "read",
+        });
+        let mut header = Header::new(Algorithm::EdDSA);
+        header.kid = Some("k".into());
+        header.typ = typ.map(String::from);
+        jsonwebtoken::encode(&header, &claims, key).unwrap()
+    }
+
+    fn verify(resource: &ResourceServer, token: &str) -> Result<VerifiedToken, TokenError> {
+        futures::executor::block_on(resource.token_verifier().verify(token))
+    }
+
+    #[test]
+    fn typ_is_an_access_tokens_or_the_generic_jwt_unless_strict() {
+        let (signing, jwks) = key();
+        let resource = ResourceServer::new(RESOURCE.parse().unwrap())
+            .authorization_server(ISSUER)
+            .jwks(jwks);
+        let strict = |resource: ResourceServer| resource.require_at_jwt_typ(true);
+        for typ in [Some("at+jwt"), Some("application/at+jwt"), Some("AT+JWT")] {
+            let token = token(&signing, ISSUER, typ);
+            assert!(verify(&resource, &token).is_ok(), "{typ:?}");
+        }
+        for typ in [Some("JWT"), Some("jwt"), Some("application/jwt"), None] {
+            let token = token(&signing, ISSUER, typ);
+            assert!(verify(&resource, &token).is_ok(), "{typ:?}");
+        }
+        for typ in [
+            Some("dpop+jwt"),
+            Some("logout+jwt"),
+            Some("secevent+jwt"),
+            Some("JOSE"),
+            Some(""),
+        ] {
+            let token = token(&signing, ISSUER, typ);
+            let refused = verify(&resource, &token).unwrap_err();
+            assert!(
+                matches!(&refused, TokenError::Invalid(why) if why.contains("`typ`")),
+                "{typ:?}: {refused:?}"
+            );
+        }
+        let (signing, jwks) = key();
+        let resource = strict(
+            ResourceServer::new(RESOURCE.parse().unwrap())
+                .authorization_server(ISSUER)
+                .jwks(jwks),
+        );
+        assert!(verify(&resource, &token(&signing, ISSUER, Some("at+jwt"))).is_ok());
+        for typ in [Some("JWT"), None] {
+            let refused = verify(&resource, &token(&signing, ISSUER, typ)).unwrap_err();
+            assert!(
+                matches!(&refused, TokenError::Invalid(why) if why.contains("at+jwt")),
+                "{typ:?}: {refused:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn static_keys_without_an_issuer_verify_no_token() {
+        let (signing, jwks) = key();
+        let unnamed = || ResourceServer::new(RESOURCE.parse().unwrap()).jwks(jwks.clone());
+        for resource in [
+            unnamed(),
+            unnamed().authorization_server(""),
+            unnamed().authorization_server("  "),
+        ] {
+            // A token that names no issuer, signed by a published key: it once passed.
+            for issuer in ["", "  ", ISSUER] {
+                let refused = verify(&resource, &token(&signing, issuer, None)).unwrap_err();
+                assert!(
+                    matches!(&refused, TokenError::Unavailable(why) if why.contains("authorization_server")),
+                    "{issuer:?}: {refused:?}"
+                );
+            }
+        }
+        let named = unnamed().authorization_server(ISSUER);
+        assert!(verify(&named, &token(&signing, ISSUER, None)).is_ok());
+        assert!(verify(&named, &token(&signing, "", None)).is_err());
     }
 }
