@@ -217,3 +217,44 @@ async fn state_bytes_per_round() {
     assert_eq!(raw.state_sizes.len(), 20);
     assert!(raw.state_sizes[19] < raw.state_sizes[0] + 60);
 }
+
+/// The README's `deploy`, word for word.
+#[mrtr::tool]
+async fn readme_deploy(
+    /// The service to deploy, e.g. "api".
+    service: String,
+) -> Result<String, ToolError> {
+    let env = ask!(choice(format!("Where should {service} go?"), ["staging", "production"]))
+        .accepted()?; // a decline or cancel ends the call here
+    let plan = format!("{service} to {env}"); // runs once per call, whatever the rounds
+    if ask!(confirm(format!("Deploy {plan}?"))) != Elicited::Accept(true) {
+        return Ok(format!("Called off: {plan}."));
+    }
+    Ok(format!("Deployed {plan}."))
+}
+
+/// The README example's state per round (run with `--nocapture`): the figure issue 33's
+/// closing note holds steady.
+#[tokio::test]
+async fn readme_deploy_state_bytes_per_round() {
+    let answers = |_: &str, request: &rmcp::model::InputRequest, _: usize| {
+        if message(request).starts_with("Where") {
+            accept(json!({"choice": "production"}))
+        } else {
+            accept(json!({"confirm": true}))
+        }
+    };
+    let raw = drive_raw(&readme_deploy, json!({"service": "api"}), answers)
+        .await
+        .unwrap();
+    let sealed = drive(&readme_deploy, json!({"service": "api"}), answers)
+        .await
+        .unwrap();
+    println!(
+        "README deploy: raw state bytes per round {:?}, requestState chars {:?}",
+        raw.state_sizes, sealed.state_sizes
+    );
+    assert_eq!(text(&sealed.output), "Deployed api to production.");
+    assert_eq!(raw.state_sizes.len(), 2);
+    assert!(raw.state_sizes.iter().all(|size| *size < 100));
+}
