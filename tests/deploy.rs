@@ -224,8 +224,11 @@ async fn readme_deploy(
     /// The service to deploy, e.g. "api".
     service: String,
 ) -> Result<String, ToolError> {
-    let env = ask!(choice(format!("Where should {service} go?"), ["staging", "production"]))
-        .accepted()?; // a decline or cancel ends the call here
+    let env = ask!(choice(
+        format!("Where should {service} go?"),
+        ["staging", "production"]
+    ))
+    .accepted()?; // a decline or cancel ends the call here
     let plan = format!("{service} to {env}"); // runs once per call, whatever the rounds
     if ask!(confirm(format!("Deploy {plan}?"))) != Elicited::Accept(true) {
         return Ok(format!("Called off: {plan}."));

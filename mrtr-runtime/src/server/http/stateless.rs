@@ -446,19 +446,23 @@ impl<'de> MapAccess<'de> for MethodAndParams<'de> {
 
 /// Whether `json` nests objects and arrays less than `limit` deep.
 fn shallower_than(json: &[u8], limit: usize) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &byte in json {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut depth = 0usize;
+    let mut at = 0;
+    while let Some(&byte) = json.get(at) {
+        at += 1;
         match byte {
-            b'"' => in_string = true,
+            // A string: skip to its closing quote (most of a body is strings).
+            b'"' => loop {
+                let rest = json.get(at..).unwrap_or_default();
+                match memchr::memchr2(b'"', b'\\', rest) {
+                    None => return true,
+                    Some(found) if json[at + found] == b'\\' => at += found + 2,
+                    Some(found) => {
+                        at += found + 1;
+                        break;
+                    }
+                }
+            },
             b'{' | b'[' => {
                 depth += 1;
                 if depth >= limit {
@@ -733,6 +737,10 @@ mod tests {
         assert!(shallower_than(br#"{"a":[[1]]}"#, 4));
         assert!(!shallower_than(br#"{"a":[[1]]}"#, 3));
         assert!(shallower_than(br#"{"a":"[[[[[\"[["}"#, 2));
+        assert!(!shallower_than(br#"{"a":"\\",[[1]]}"#, 3));
+        // Cut off inside a string, even right after a backslash: nothing more to count.
+        assert!(shallower_than(br#"{"a":"[[\"#, 2));
+        assert!(shallower_than(br#"{"a":"[[\\"#, 2));
         // What the envelope parse would skip unchecked goes to the gate's own check.
         let deep = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"x","junk":{}1{}}}"#,
