@@ -129,3 +129,28 @@ async fn a_custom_resolver_decides_the_principal() {
     let url = serve(HttpServing::new(server).into_router()).await;
     only_the_same_principal_continues(&url, "tenant:alice").await;
 }
+
+/// The resolver runs once per HTTP request: the gate's per-caller limits and the round's
+/// binding share its answer.
+#[tokio::test]
+async fn the_resolver_runs_once_per_request() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    let server = McpServer::builder("principal-test")
+        .keys(keys())
+        .principal(move |context| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let parts = context.extensions.get::<axum::http::request::Parts>()?;
+            let tenant = parts.headers.get("x-tenant")?.to_str().ok()?;
+            Some(format!("tenant:{tenant}"))
+        })
+        .tool(whoami)
+        .build()
+        .unwrap();
+    let url = serve(HttpServing::new(server).into_router()).await;
+    only_the_same_principal_continues(&url, "tenant:alice").await;
+    // Alice's two calls, Bob's and the anonymous one: four requests.
+    assert_eq!(runs.load(Ordering::SeqCst), 4);
+}

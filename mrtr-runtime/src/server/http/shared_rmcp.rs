@@ -1,9 +1,8 @@
 //! rmcp's `StreamableHttpService` shared behind an `Arc`.
 //!
-//! axum clones a route's service for every request, and every middleware in front of it
-//! clones its inner service again; rmcp's service copies its whole config (the host and
-//! origin lists, string by string) on each clone, and once more in its own `call`. Shared,
-//! a clone is a reference count.
+//! rmcp's service copies its whole config (the host and origin lists, string by string)
+//! each time it is cloned, and its own `call` clones it for every request. Shared, each
+//! request takes a reference count and calls its `handle`.
 
 use std::sync::Arc;
 
@@ -21,12 +20,6 @@ pub(super) struct SharedRmcp<S, M>(Arc<StreamableHttpService<S, M>>);
 impl<S, M> SharedRmcp<S, M> {
     pub(super) fn new(service: StreamableHttpService<S, M>) -> Self {
         SharedRmcp(Arc::new(service))
-    }
-}
-
-impl<S, M> Clone for SharedRmcp<S, M> {
-    fn clone(&self) -> Self {
-        SharedRmcp(self.0.clone())
     }
 }
 

@@ -1,5 +1,5 @@
-//! The middleware in front of the MCP endpoint: takes the bearer token, verifies it, and
-//! puts who it speaks for on the request as extensions ([`Principal`], [`GrantedScopes`],
+//! The check in front of the MCP endpoint (the endpoint service runs it before the gate):
+//! takes the bearer token, verifies it, and puts who it speaks for on the request as extensions ([`Principal`], [`GrantedScopes`],
 //! [`VerifiedToken`]) for the server's principal resolver, the per-caller limits and the
 //! tools. A tool refused for its scopes (in the round core, on every path) is answered
 //! `403` here, from the refusal the core recorded on the request's [`GrantedScopes`].
@@ -16,7 +16,7 @@ use super::challenge::Refusal;
 use super::verifier::{TokenError, TokenVerifier, VerifiedToken};
 use crate::server::{GrantedScopes, Principal};
 
-/// What the middleware needs.
+/// What the check needs.
 pub(in crate::server::http) struct Guard {
     pub(super) verifier: Arc<dyn TokenVerifier>,
     /// The URL every challenge names (`resource_metadata`).
