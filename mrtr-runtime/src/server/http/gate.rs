@@ -140,6 +140,9 @@ pub(super) async fn gate(gate: &Gate, request: Request, next: Next) -> Response 
         // Stateless: natively when the server answers it itself, else through rmcp.
         let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
         if let Some(prepared) = native {
+            // The request is read into its own types: the body's bytes go now, not when
+            // the round ends (the reservation stays with the request until its answer).
+            drop(body);
             let serving = Box::pin(gate.stateless.serve(prepared, parts, held));
             return detached(&gate.detached_work, serving, in_flight).await;
         }
