@@ -114,15 +114,20 @@ async fn the_principal_set_by_auth_middleware_is_bound_into_the_state() {
     only_the_same_principal_continues(&url, "subject:alice").await;
 }
 
+/// A custom resolver: the principal is the request's `x-tenant` header.
+fn tenant_of(
+    context: &mrtr::rmcp::service::RequestContext<mrtr::rmcp::RoleServer>,
+) -> Option<String> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    let tenant = parts.headers.get("x-tenant")?.to_str().ok()?;
+    Some(format!("tenant:{tenant}"))
+}
+
 #[tokio::test]
 async fn a_custom_resolver_decides_the_principal() {
     let server = McpServer::builder("principal-test")
         .keys(keys())
-        .principal(|context| {
-            let parts = context.extensions.get::<axum::http::request::Parts>()?;
-            let tenant = parts.headers.get("x-tenant")?.to_str().ok()?;
-            Some(format!("tenant:{tenant}"))
-        })
+        .principal(tenant_of)
         .tool(whoami)
         .build()
         .unwrap();
@@ -142,9 +147,7 @@ async fn the_resolver_runs_once_per_request() {
         .keys(keys())
         .principal(move |context| {
             counted.fetch_add(1, Ordering::SeqCst);
-            let parts = context.extensions.get::<axum::http::request::Parts>()?;
-            let tenant = parts.headers.get("x-tenant")?.to_str().ok()?;
-            Some(format!("tenant:{tenant}"))
+            tenant_of(context)
         })
         .tool(whoami)
         .build()
