@@ -28,9 +28,10 @@ use bytes::Bytes;
 use futures::future::BoxFuture;
 use http::{HeaderMap, StatusCode, header};
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode, Extensions, GetExtensions as _,
-    GetMeta as _, JsonRpcMessage, ProtocolVersion, RequestId, RequestMetaObject,
-    ServerJsonRpcMessage, ServerResult,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode,
+    Extensions, GetExtensions as _, GetMeta as _, GetPromptRequestParams, JsonRpcMessage,
+    JsonRpcResponse, ProtocolVersion, ReadResourceRequestParams, Request, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RequestContext, Service as _};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -41,6 +42,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
+use super::asking::AskingReply;
 use super::budget::Reservation;
 use super::gate::{error_response, json_response, without_empty_elicitation_ids};
 use super::inflight::Principals;
@@ -330,7 +332,15 @@ fn written(message: &ServerJsonRpcMessage) -> Response {
         },
         _ => StatusCode::OK,
     };
-    match serde_json::to_vec(message) {
+    let body = match message {
+        JsonRpcMessage::Response(JsonRpcResponse {
+            id,
+            result: ServerResult::InputRequiredResult(result),
+            ..
+        }) => serde_json::to_vec(&AskingReply { id, result }),
+        _ => serde_json::to_vec(message),
+    };
+    match body {
         Ok(body) => json_response(status, without_empty_elicitation_ids(Bytes::from(body))),
         Err(error) => error_response(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -344,11 +354,20 @@ fn written(message: &ServerJsonRpcMessage) -> Response {
 /// The request types the native path reads, by method.
 fn typed_request(method: &str, params: Option<&RawValue>) -> Option<ClientRequest> {
     Some(match method {
-        "tools/call" => ClientRequest::CallToolRequest(typed(method, params)?),
+        "tools/call" => ClientRequest::CallToolRequest(
+            direct(params, |p: &mut CallToolRequestParams| p.meta.take())
+                .or_else(|| typed(method, params))?,
+        ),
         "tools/list" => ClientRequest::ListToolsRequest(typed(method, params)?),
-        "prompts/get" => ClientRequest::GetPromptRequest(typed(method, params)?),
+        "prompts/get" => ClientRequest::GetPromptRequest(
+            direct(params, |p: &mut GetPromptRequestParams| p.meta.take())
+                .or_else(|| typed(method, params))?,
+        ),
         "prompts/list" => ClientRequest::ListPromptsRequest(typed(method, params)?),
-        "resources/read" => ClientRequest::ReadResourceRequest(typed(method, params)?),
+        "resources/read" => ClientRequest::ReadResourceRequest(
+            direct(params, |p: &mut ReadResourceRequestParams| p.meta.take())
+                .or_else(|| typed(method, params))?,
+        ),
         "resources/list" => ClientRequest::ListResourcesRequest(typed(method, params)?),
         "resources/templates/list" => {
             ClientRequest::ListResourceTemplatesRequest(typed(method, params)?)
@@ -374,6 +393,23 @@ fn addressed(request: &ClientRequest) -> Option<&str> {
         ClientRequest::CancelTaskRequest(request) => &request.params.task_id,
         _ => return None,
     })
+}
+
+/// Reads a request whose params type has a `_meta` field of its own straight from the raw
+/// params, then moves `_meta` where rmcp's own read puts it: into the request's extensions,
+/// leaving the params' field empty. rmcp reads params through a flattening wrapper that
+/// first buffers every value of the object (arguments and answers included) and then reads
+/// the type from the buffer; this reads the same fields into the same types in one pass.
+/// `None` (any error) leaves the request to [`typed`], whose read decides.
+fn direct<M: Default, P: serde::de::DeserializeOwned>(
+    params: Option<&RawValue>,
+    meta: fn(&mut P) -> Option<RequestMetaObject>,
+) -> Option<Request<M, P>> {
+    let mut request = Request::new(serde_json::from_str::<P>(params?.get()).ok()?);
+    if let Some(meta) = meta(&mut request.params) {
+        request.extensions.insert(meta);
+    }
+    Some(request)
 }
 
 /// Reads one of rmcp's request types from a message's method and raw params, exactly as
@@ -730,6 +766,87 @@ mod tests {
         .unwrap();
         assert!(typed_request("tools/call", bad.params).is_none());
         assert!(typed_request("initialize", None).is_none());
+    }
+
+    /// The one-pass read of the round-trip methods gives what rmcp's own read gives, field
+    /// by field and `_meta` included, or nothing (and rmcp's read decides).
+    #[test]
+    fn direct_reads_agree_with_rmcps_read() {
+        use rmcp::model::{
+            CallToolRequestMethod, GetPromptRequestMethod, ReadResourceRequestMethod,
+        };
+        fn same<M, P>(
+            method: &str,
+            params: &str,
+            take: fn(&mut P) -> Option<RequestMetaObject>,
+        ) -> bool
+        where
+            M: Default + serde::de::DeserializeOwned,
+            P: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+            Request<M, P>: serde::de::DeserializeOwned,
+        {
+            let raw = RawValue::from_string(params.to_owned()).unwrap();
+            let slow: Option<Request<M, P>> = typed(method, Some(&raw));
+            let Some(fast) = direct::<M, P>(Some(&raw), take) else {
+                return false;
+            };
+            let slow =
+                slow.unwrap_or_else(|| panic!("rmcp refuses what the direct read took: {params}"));
+            assert_eq!(fast.params, slow.params, "{params}");
+            assert_eq!(
+                fast.extensions.get::<RequestMetaObject>(),
+                slow.extensions.get::<RequestMetaObject>(),
+                "{params}"
+            );
+            true
+        }
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":7}"#;
+        let calls = [
+            format!(r#"{{"name":"t"}}"#),
+            format!(r#"{{"name":"t","arguments":{{"a":[1,{{"b":null}}],"c":"d"}},{meta}}}"#),
+            format!(
+                r#"{{{meta},"name":"t","requestState":"s.t","inputResponses":{{"k":{{"action":"accept","content":{{"x":1}}}}}}}}"#
+            ),
+            format!(r#"{{"name":"t","arguments":null,"_meta":null,"unknown":{{"deep":[1,2]}}}}"#),
+        ];
+        for params in &calls {
+            assert!(same::<CallToolRequestMethod, CallToolRequestParams>(
+                "tools/call",
+                params,
+                |p| p.meta.take()
+            ));
+        }
+        let prompt = format!(r#"{{"name":"p","arguments":{{"x":"y"}},{meta},"requestState":"s"}}"#);
+        assert!(same::<GetPromptRequestMethod, GetPromptRequestParams>(
+            "prompts/get",
+            &prompt,
+            |p| p.meta.take()
+        ));
+        let read = format!(r#"{{"uri":"file:///a","inputResponses":{{}},{meta}}}"#);
+        assert!(
+            same::<ReadResourceRequestMethod, ReadResourceRequestParams>(
+                "resources/read",
+                &read,
+                |p| p.meta.take()
+            )
+        );
+        // What either read refuses, the direct one leaves to rmcp's.
+        for refused in [
+            r#"null"#,
+            r#"{"arguments":{}}"#,
+            r#"{"name":7}"#,
+            r#"{"name":"t","name":"u"}"#,
+            r#"{"name":"t","requestState":7}"#,
+            r#"{"name":"t","_meta":[1]}"#,
+            r#"[1]"#,
+        ] {
+            assert!(
+                !same::<CallToolRequestMethod, CallToolRequestParams>("tools/call", refused, |p| p
+                    .meta
+                    .take()),
+                "{refused}"
+            );
+        }
     }
 
     #[test]
