@@ -457,3 +457,74 @@ async fn one_caller_cannot_have_more_than_its_requests_in_flight() {
     let (status, body) = call_held(&url, Some("alice"), [127, 0, 0, 2]).await;
     assert_eq!(status, 200, "{body}");
 }
+
+// ------------------------------------------- a client that leaves mid-round
+
+/// A gate the test opens, and how many calls got past it.
+struct Held {
+    gate: tokio::sync::Semaphore,
+    finished: AtomicU64,
+}
+
+/// Waits at the gate, then counts itself finished.
+#[mrtr::tool]
+async fn held_then_counted(mrtr::State(held): mrtr::State<Arc<Held>>) -> String {
+    drop(held.gate.acquire().await);
+    held.finished.fetch_add(1, Ordering::SeqCst);
+    "counted".to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_leaves_mid_round_does_not_cut_the_round_off_nor_keep_its_place() {
+    let held = Arc::new(Held {
+        gate: tokio::sync::Semaphore::new(0),
+        finished: AtomicU64::new(0),
+    });
+    let server = McpServer::builder("http-budget")
+        .keys(KeyRing::generate_process_local().unwrap())
+        .app_state(held.clone())
+        .tool(held_then_counted)
+        .build()
+        .expect("server builds");
+    let bound = HttpServing::new(server)
+        .per_address_includes_loopback(true)
+        .bind("127.0.0.1:0".parse().unwrap())
+        .await
+        .expect("bind loopback");
+    let (url, stats) = (format!("http://{}/mcp", bound.local_addr()), bound.stats());
+    tokio::spawn(bound.serve());
+
+    let source = std::net::IpAddr::from([127, 0, 0, 7]);
+    let client = reqwest::Client::builder()
+        .local_address(source)
+        .build()
+        .unwrap();
+    let call = client
+        .post(&url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "held_then_counted")
+        .body(message("tools/call", json!({"name": "held_then_counted"})))
+        .send();
+    let leaving = tokio::spawn(call);
+    let live = stats.clone();
+    eventually("the call in flight", || live.in_flight_requests() == 1).await;
+
+    // The client leaves (its connection closes) while the round waits at the gate.
+    leaving.abort();
+    drop(client);
+    let live = stats.clone();
+    eventually("the connection closed", || {
+        live.connections_from(source) == 0
+    })
+    .await;
+    assert_eq!(held.finished.load(Ordering::SeqCst), 0);
+    // The round still holds the caller's place, and runs to its end once it can.
+    assert_eq!(stats.in_flight_requests(), 1);
+    held.gate.add_permits(1);
+    let live = stats.clone();
+    eventually("the place given back", || live.in_flight_requests() == 0).await;
+    assert_eq!(held.finished.load(Ordering::SeqCst), 1);
+}

@@ -18,20 +18,19 @@ use axum::extract::Request;
 use axum::response::Response;
 use bytes::Bytes;
 use futures::StreamExt;
-use futures::future::BoxFuture;
 use http::{HeaderValue, Method, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::ErrorData;
 use rmcp::model::{ErrorCode, JsonRpcError, RequestId};
 use serde_json::Value;
-use tracing::Instrument as _;
 
 use super::budget::{
     BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated, held_body,
 };
 use super::connections::ConnectionSlot;
+use super::detach::detached;
 use super::endpoint::Next;
-use super::inflight::{self, InFlight, InFlightPermit, Principals};
+use super::inflight::{self, InFlight, Principals};
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
 use super::stateless::{Envelope, Stateless};
 
@@ -167,40 +166,6 @@ pub(super) async fn gate(gate: &Gate, request: Request, next: Next) -> Response 
             Box::pin(jsonrpc_errors(response, id)).await
         }
     }
-}
-
-/// Runs a stateless request (natively or through rmcp) in a task of its own, holding the
-/// caller's in-flight place until the response is made: a client that leaves does not cut
-/// the round off halfway (it runs to its end, bounded by `round_timeout`, into a response
-/// nobody reads) nor escape its cap; all such work holds at most `max_connections` places.
-/// A panic in the request's code is answered `-32603`, never a dropped connection.
-async fn detached(
-    work: &Arc<tokio::sync::Semaphore>,
-    serving: BoxFuture<'static, Response>,
-    in_flight: Option<InFlightPermit>,
-) -> Response {
-    let failed = || {
-        error_response(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            None,
-            ErrorCode::INTERNAL_ERROR,
-            "the request could not be served".into(),
-        )
-    };
-    // Waits, as a connection waits in the backlog, while `max_connections` requests run.
-    let Ok(place) = work.clone().acquire_owned().await else {
-        return failed();
-    };
-    let run = tokio::spawn(
-        async move {
-            let response = serving.await;
-            drop(in_flight);
-            drop(place);
-            response
-        }
-        .in_current_span(),
-    );
-    run.await.unwrap_or_else(|_| failed())
 }
 
 /// The `Mcp-Session-Id` the request names; refused when it sends more than one of it or of

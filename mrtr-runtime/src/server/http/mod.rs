@@ -64,6 +64,7 @@ mod asking;
 pub mod auth;
 mod budget;
 mod connections;
+mod detach;
 mod endpoint;
 mod gate;
 mod inflight;
