@@ -621,9 +621,7 @@ impl McpServerBuilder {
                 tools: self.tools,
                 prompts: self.prompts,
                 resources: self.resources,
-                principal: self
-                    .principal
-                    .unwrap_or_else(|| Arc::new(principal::default_principal)),
+                principal: self.principal.unwrap_or_else(principal::default_resolver),
                 legacy: self.legacy,
                 tasks,
                 local_scopes: self.local_scopes,

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolResponse, CallToolResult, GetPromptResult, Implementation, JsonObject, MetaObject,
-    ReadResourceResult,
+    CallToolResponse, CallToolResult, ClientCapabilities, GetPromptResult, Implementation,
+    JsonObject, MetaObject, ReadResourceResult,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -324,7 +324,7 @@ impl<F> McpServer<F> {
     /// Who asks: the request's declared capabilities, its principal, and its era.
     pub(super) fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
         Caller {
-            capabilities: context.client_capabilities().unwrap_or_default(),
+            capabilities: declared_capabilities(context).unwrap_or_default(),
             principal: self.principal(context),
             era: match self.legacy_version(context) {
                 Some(version) => Era::Session(version),
@@ -337,13 +337,29 @@ impl<F> McpServer<F> {
     /// The server's tasks, when the request may use them: the server has task tools and
     /// this request declared the extension (never a legacy session's request).
     pub(super) fn tasks_for(&self, context: &RequestContext<RoleServer>) -> Option<&Arc<Tasks>> {
-        let declared = context
-            .client_capabilities()
+        let declared = declared_capabilities(context)
             .is_some_and(|capabilities| capabilities.supports_tasks());
         self.inner
             .tasks
             .as_ref()
             .filter(|_| declared && self.legacy_version(context).is_none())
+    }
+}
+
+/// The client capabilities a request's `_meta` declares, as the native HTTP path decoded
+/// them when it checked the request: kept in the request's extensions so that a request
+/// decodes them once, not at every place that asks.
+#[derive(Clone)]
+pub(crate) struct DeclaredCapabilities(pub(crate) ClientCapabilities);
+
+/// The client capabilities `context` declares, as rmcp's
+/// [`RequestContext::client_capabilities`] reads them (decoded once on the native path).
+pub(crate) fn declared_capabilities(
+    context: &RequestContext<RoleServer>,
+) -> Option<ClientCapabilities> {
+    match context.extensions.get::<DeclaredCapabilities>() {
+        Some(declared) => Some(declared.0.clone()),
+        None => context.client_capabilities(),
     }
 }
 

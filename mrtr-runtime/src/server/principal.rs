@@ -26,7 +26,24 @@ pub type PrincipalResolver =
 /// salted hash of the `Authorization` header, so a state minted for one bearer does not
 /// resume for another (the raw credential is never kept); otherwise none (stdio).
 pub(crate) fn default_principal(context: &RequestContext<RoleServer>) -> Option<String> {
-    let parts = context.extensions.get::<http::request::Parts>()?;
+    default_principal_of(context.extensions.get::<http::request::Parts>()?)
+}
+
+/// The default resolver, shared, so that [`is_default_resolver`] can tell it from a server's
+/// own.
+pub(crate) fn default_resolver() -> PrincipalResolver {
+    static DEFAULT: std::sync::OnceLock<PrincipalResolver> = std::sync::OnceLock::new();
+    DEFAULT.get_or_init(|| Arc::new(default_principal)).clone()
+}
+
+/// Whether `resolver` is [`default_resolver`]: then the HTTP gate runs it on a request's
+/// parts as they are, without lending them to a request context first.
+pub(crate) fn is_default_resolver(resolver: &PrincipalResolver) -> bool {
+    Arc::ptr_eq(resolver, &default_resolver())
+}
+
+/// [`default_principal`] of a request's HTTP parts.
+pub(crate) fn default_principal_of(parts: &http::request::Parts) -> Option<String> {
     if let Some(Principal(subject)) = parts.extensions.get::<Principal>() {
         return Some(format!("subject:{subject}"));
     }

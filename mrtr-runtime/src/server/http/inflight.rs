@@ -12,7 +12,9 @@ use rmcp::model::RequestId;
 use rmcp::service::{Peer, RequestContext, RunningService};
 
 use super::sessions::{Owner, Refusal};
-use crate::server::principal::{ClientAddress, Resolved, is_unverified_credential};
+use crate::server::principal::{
+    ClientAddress, Resolved, default_principal_of, is_default_resolver, is_unverified_credential,
+};
 use crate::server::{NoFallback, PrincipalResolver};
 
 /// Default [`HttpServing::max_in_flight_per_principal`](super::HttpServing::max_in_flight_per_principal).
@@ -25,6 +27,8 @@ pub const DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL: usize = 64;
 /// The server's principal resolver, run on a request's HTTP parts.
 pub(super) struct Principals {
     resolver: PrincipalResolver,
+    /// The resolver is the default one: it reads the parts as they are.
+    default: bool,
     /// A peer for the resolver's `RequestContext` (it reads the request parts; this peer
     /// is connected to nothing).
     detached: OnceLock<RunningService<RoleServer, NoFallback>>,
@@ -33,6 +37,7 @@ pub(super) struct Principals {
 impl Principals {
     pub(super) fn new(resolver: PrincipalResolver) -> Arc<Self> {
         Arc::new(Principals {
+            default: is_default_resolver(&resolver),
             resolver,
             detached: OnceLock::new(),
         })
@@ -53,6 +58,11 @@ impl Principals {
     pub(super) fn owner(&self, parts: &mut http::request::Parts) -> Owner {
         if let Some(Resolved(principal)) = parts.extensions.get::<Resolved>() {
             return principal.as_deref().map(Arc::from);
+        }
+        if self.default {
+            let principal = default_principal_of(parts);
+            parts.extensions.insert(Resolved(principal.clone()));
+            return principal.map(Arc::from);
         }
         // The resolver reads the parts where rmcp keeps them, in the request context:
         // lent there for the call rather than copied.
@@ -205,7 +215,7 @@ mod tests {
 
     #[tokio::test]
     async fn unverified_bearers_count_by_their_address_where_there_is_one() {
-        let principals = Principals::new(Arc::new(crate::server::principal::default_principal));
+        let principals = Principals::new(crate::server::principal::default_resolver());
         let in_flight = InFlight::new(principals, 2);
         let _alice = in_flight.admit(&mut parts(Some("Bearer alice"), Some([10, 0, 0, 1])));
         let _bob = in_flight.admit(&mut parts(Some("Bearer bob"), Some([10, 0, 0, 1])));

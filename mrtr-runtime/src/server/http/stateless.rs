@@ -26,7 +26,7 @@ use std::sync::Arc;
 use axum::response::Response;
 use bytes::Bytes;
 use futures::future::BoxFuture;
-use http::{HeaderMap, StatusCode, header};
+use http::{HeaderMap, HeaderName, StatusCode, header};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode,
     Extensions, GetExtensions as _, GetMeta as _, GetPromptRequestParams, JsonRpcMessage,
@@ -46,6 +46,7 @@ use super::asking::AskingReply;
 use super::budget::Reservation;
 use super::gate::{error_response, json_response, without_empty_elicitation_ids};
 use super::inflight::Principals;
+use crate::server::mcp_server::{DeclaredCapabilities, declared_capabilities};
 use crate::server::{McpServer, NoFallback};
 
 /// The target rmcp logs requests under: the native path logs its requests there too, so
@@ -56,6 +57,12 @@ const RMCP_SERVICE: &str = "rmcp::service";
 /// A body nested this deep (objects and arrays) is left to the gate's envelope check, whose
 /// parser refuses what is deeper than serde_json's limit (128).
 const MAX_NATIVE_DEPTH: usize = 100;
+
+/// The headers a 2026-07-28 request repeats from its body (names made once, not parsed
+/// from text at each lookup).
+static MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// What `Mcp-Name` starts with when its value is Base64-encoded (SEP-2243).
 const BASE64_HEADER_PREFIX: &str = "=?base64?";
@@ -151,6 +158,8 @@ fn integer_or_string<'de, D: serde::Deserializer<'de>>(
 pub(super) struct Prepared {
     id: RequestId,
     request: ClientRequest,
+    /// What its `_meta` declares, decoded when it was checked.
+    capabilities: ClientCapabilities,
 }
 
 /// The native path of one router: what it checks requests against, and the server.
@@ -200,31 +209,32 @@ impl Stateless {
         {
             return None;
         }
-        let version = sole(headers, "mcp-protocol-version")?;
+        let version = sole(headers, &MCP_PROTOCOL_VERSION)?;
         if version < ProtocolVersion::V_2026_07_28.as_str()
             || !self.server.supports(version)
-            || sole(headers, "mcp-method")? != method
+            || sole(headers, &MCP_METHOD)? != method
         {
             return None;
         }
         let request = typed_request(method, envelope.params)?;
+        // The `_meta` keys 2026-07-28 requires (rmcp's `missing_required_keys`), each decoded
+        // once: the capabilities go on with the request.
         let meta = request.get_meta();
-        if meta.protocol_version()?.as_str() != version
-            || !meta
-                .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                .is_empty()
-        {
+        if meta.protocol_version()?.as_str() != version {
             return None;
         }
+        let capabilities = meta.client_capabilities()?;
         if let Some(name) = addressed(&request) {
-            let header = sole(headers, "mcp-name")?;
+            let header = sole(headers, &MCP_NAME)?;
             if header.starts_with(BASE64_HEADER_PREFIX) || header != name {
                 return None;
             }
         }
-        self.server
-            .serves_itself(&request)
-            .then_some(Prepared { id, request })
+        self.server.serves_itself(&request).then_some(Prepared {
+            id,
+            request,
+            capabilities,
+        })
     }
 
     /// Serves a prepared request: the server's answer as one JSON body. `held` (the body's
@@ -237,7 +247,11 @@ impl Stateless {
     ) -> impl Future<Output = Response> + Send + 'static {
         let this = self.clone();
         async move {
-            let Prepared { id, mut request } = prepared;
+            let Prepared {
+                id,
+                mut request,
+                capabilities,
+            } = prepared;
             tracing::debug!(target: RMCP_SERVICE, %id, ?request, "received request");
             let mut meta = RequestMetaObject::new();
             std::mem::swap(&mut meta, request.get_meta_mut());
@@ -247,6 +261,9 @@ impl Stateless {
             context.ct = this.cancel.child_token();
             context.meta = meta;
             context.extensions = std::mem::replace(request.extensions_mut(), Extensions::new());
+            context
+                .extensions
+                .insert(DeclaredCapabilities(capabilities));
             let handled = this.server.handle(request, context);
             let result = tokio::select! {
                 result = handled => result,
@@ -513,7 +530,7 @@ fn shallower_than(json: &[u8], limit: usize) -> bool {
 }
 
 /// The one value of header `name`, as text; `None` when it is absent, repeated or not text.
-fn sole<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn sole<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {
@@ -653,8 +670,7 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
         Box::pin(async move {
             let result = match request {
                 ClientRequest::CallToolRequest(call) => {
-                    let declared_tasks = context
-                        .client_capabilities()
+                    let declared_tasks = declared_capabilities(&context)
                         .is_some_and(|capabilities| capabilities.supports_tasks());
                     let response = server.call_tool(call.params, context).await?;
                     // SEP-2663, as rmcp checks it: no task for a client that cannot read one.
