@@ -71,7 +71,11 @@ impl Answers {
         asked: impl IntoIterator<Item = (String, Question)>,
         responses: impl IntoIterator<Item = (String, Value)>,
     ) -> Self {
+        let asked = asked.into_iter();
         let mut answers = Answers::default();
+        // Room for what is asked, not the four a vector's first growth makes room for.
+        answers.asked.reserve_exact(asked.size_hint().0);
+        answers.responses.reserve_exact(asked.size_hint().0);
         for (key, question) in asked {
             insert_last_wins(&mut answers.asked, key, question);
         }

@@ -838,6 +838,10 @@ impl Suspend {
             ));
         }
         let (request, recipe) = input.into_stored_parts();
+        // Most rounds ask one question: room for exactly one (a request is hundreds of
+        // bytes; a vector's first growth would make room for four).
+        self.recipes.reserve_exact(1);
+        self.requests.reserve_exact(1);
         self.recipes.push(recipe);
         self.requests.push((key, request));
         Ok(self)

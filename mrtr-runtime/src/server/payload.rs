@@ -72,28 +72,26 @@ pub(crate) fn decode_for_resume(
     literals: &'static [&'static str],
 ) -> Result<Resumable, PayloadError> {
     let (recipes, state) = decode_recipes(payload)?;
-    let asked = recipes
-        .iter()
-        .map(|(key, recipe)| {
-            let checked = match recipe.single_field(literals) {
-                Some(field) => Some(field.map(drop)),
-                None => recipe.registered_form(literals).map(|form| form.map(drop)),
-            };
-            let asked = match checked {
-                Some(Ok(())) => Question::Stored {
-                    recipe: recipe.clone(),
-                    literals,
-                },
-                Some(Err(error)) => return Err(rebuild_error(key, error)),
-                None => Question::Sent(
-                    recipe
-                        .rebuild(literals)
-                        .map_err(|error| rebuild_error(key, error))?,
-                ),
-            };
-            Ok((key.clone(), asked))
-        })
-        .collect::<Result<_, _>>()?;
+    let mut asked = Vec::with_capacity(recipes.len());
+    for (key, recipe) in &recipes {
+        let checked = match recipe.single_field(literals) {
+            Some(field) => Some(field.map(drop)),
+            None => recipe.registered_form(literals).map(|form| form.map(drop)),
+        };
+        let question = match checked {
+            Some(Ok(())) => Question::Stored {
+                recipe: recipe.clone(),
+                literals,
+            },
+            Some(Err(error)) => return Err(rebuild_error(key, error)),
+            None => Question::Sent(
+                recipe
+                    .rebuild(literals)
+                    .map_err(|error| rebuild_error(key, error))?,
+            ),
+        };
+        asked.push((key.clone(), question));
+    }
     Ok((asked, recipes, state.to_vec()))
 }
 

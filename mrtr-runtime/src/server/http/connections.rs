@@ -7,7 +7,9 @@ use std::sync::Arc;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
+use super::endpoint::{Answering, Routes};
 use crate::server::ledger::rounds::{DEFAULT_FLUSH_TIMEOUT, RecordFlush};
+use crate::server::principal::ClientAddress;
 
 /// What serving does once its connections are done: cancel the work still running, then
 /// write the outcomes still queued for the round ledger (replies do not wait for them).
@@ -23,6 +25,28 @@ impl Stopping {
         if let Some(records) = self.records {
             records.flush(DEFAULT_FLUSH_TIMEOUT).await;
         }
+    }
+}
+
+/// One connection's service: each of its requests carries the connection's slot and its
+/// counted client address, and is answered by the bound server's [`Routes`].
+pub(super) struct Connection {
+    pub(super) routes: Routes,
+    pub(super) slot: ConnectionSlot,
+    pub(super) address: Option<ClientAddress>,
+}
+
+impl hyper::service::Service<http::Request<hyper::body::Incoming>> for Connection {
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = Answering;
+
+    fn call(&self, mut request: http::Request<hyper::body::Incoming>) -> Answering {
+        request.extensions_mut().insert(self.slot.clone());
+        if let Some(address) = self.address {
+            request.extensions_mut().insert(address);
+        }
+        self.routes.answer(request)
     }
 }
 

@@ -12,6 +12,7 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::response::{IntoResponse as _, Response};
 use bytes::Bytes;
+use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use http::{StatusCode, header};
 use http_body_util::Limited;
@@ -110,6 +111,13 @@ impl McpEndpoint {
     }
 }
 
+/// A response future as tower and hyper take it: one box, its output wrapped without
+/// another.
+pub(super) type Answering = futures::future::Map<
+    BoxFuture<'static, Response>,
+    fn(Response) -> Result<Response, Infallible>,
+>;
+
 impl<B> tower::Service<http::Request<B>> for McpEndpoint
 where
     B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
@@ -117,13 +125,24 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+    type Future = Answering;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        self.answer(request).map(Ok)
+    }
+}
+
+impl McpEndpoint {
+    /// The endpoint's answer to `request`.
+    fn answer<B>(&self, request: http::Request<B>) -> BoxFuture<'static, Response>
+    where
+        B: axum::body::HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<axum::BoxError>,
+    {
         let this = self.clone();
         let max = self.0.max_body_bytes;
         // A body announced over the cap is refused unread; any other stops being read
@@ -136,10 +155,68 @@ where
         if announced.is_some_and(|length| length > max as u64) {
             return Box::pin(async move {
                 let refusal = (StatusCode::PAYLOAD_TOO_LARGE, "length limit exceeded");
-                Ok(gate::outer_errors(refusal.into_response()).await)
+                gate::outer_errors(refusal.into_response()).await
             });
         }
         let request = request.map(|body| Body::new(Limited::new(body, max)));
-        Box::pin(async move { Ok(this.serve(request).await) })
+        Box::pin(this.serve(request))
+    }
+}
+
+/// What a bound server serves: the endpoint at its path, and any other path (the auth
+/// metadata routes, else a JSON-RPC `404`) through the router [`McpEndpoint::into_router`]
+/// builds. The endpoint's own requests skip the router (its matching, its boxing of every
+/// body and every response future): they are most of the traffic.
+#[derive(Clone)]
+pub(super) struct Routes {
+    endpoint: McpEndpoint,
+    path: Arc<str>,
+    /// The endpoint's path is a plain path, compared as text (else the router matches it).
+    literal: bool,
+    /// Everything, as a router: for other paths, and for [`Routes::into_router`].
+    router: axum::Router,
+}
+
+impl Routes {
+    pub(super) fn new(endpoint: McpEndpoint, path: &str, metadata: Option<axum::Router>) -> Self {
+        Routes {
+            router: endpoint.clone().into_router(path, metadata),
+            endpoint,
+            path: path.into(),
+            literal: !path.contains(['{', '}', '*', ':']),
+        }
+    }
+
+    /// The whole, as an axum router to merge into an application.
+    pub(super) fn into_router(self) -> axum::Router {
+        self.router
+    }
+
+    /// The answer to one request of a connection.
+    pub(super) fn answer(&self, mut request: http::Request<hyper::body::Incoming>) -> Answering {
+        if self.literal && request.uri().path() == &*self.path {
+            // Kept out of any log that prints request headers, as the router's layer does.
+            for name in [
+                header::AUTHORIZATION,
+                header::PROXY_AUTHORIZATION,
+                header::COOKIE,
+            ] {
+                if let http::header::Entry::Occupied(mut values) = request.headers_mut().entry(name)
+                {
+                    values
+                        .iter_mut()
+                        .for_each(|value| value.set_sensitive(true));
+                }
+            }
+            return self.endpoint.answer(request).map(Ok);
+        }
+        let router = self.router.clone();
+        let routed: BoxFuture<'static, Response> = Box::pin(async move {
+            match tower::ServiceExt::oneshot(router, request).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
+        });
+        routed.map(Ok)
     }
 }

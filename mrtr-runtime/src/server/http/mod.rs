@@ -79,7 +79,6 @@ use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -91,7 +90,9 @@ use super::principal::ClientAddress;
 use super::{McpServer, NoFallback};
 use budget::{BodyBudget, PerAddress};
 pub use budget::{DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS};
-use connections::{ConnectionSlot, Stopping, default_max_connections, default_max_streams};
+use connections::{
+    Connection, ConnectionSlot, Stopping, default_max_connections, default_max_streams,
+};
 pub use connections::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_STREAMS};
 pub use inflight::DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL;
 use shared_rmcp::SharedRmcp;
@@ -517,13 +518,15 @@ where
     ///     .route("/healthz", axum::routing::get(|| async { "ok" }));
     /// ```
     pub fn into_router(self) -> axum::Router {
-        self.router_and_token(CancellationToken::new()).0
+        self.router_and_token(CancellationToken::new())
+            .0
+            .into_router()
     }
 
     fn router_and_token(
         self,
         cancel: CancellationToken,
-    ) -> (axum::Router, CancellationToken, HttpStats) {
+    ) -> (endpoint::Routes, CancellationToken, HttpStats) {
         let legacy = self.server.serves_legacy_sessions();
         let mut config = StreamableHttpServerConfig::default()
             // 2026-07-28 requests always stand alone; an `initialize` opens a session (for
@@ -607,8 +610,8 @@ where
             #[cfg(feature = "auth")]
             guard,
         );
-        let router = endpoint.into_router(&self.path, metadata);
-        (router, cancel, stats)
+        let routes = endpoint::Routes::new(endpoint, &self.path, metadata);
+        (routes, cancel, stats)
     }
 
     /// Binds `addr`; serve with [`BoundHttp::serve`] or [`BoundHttp::serve_until`].
@@ -689,7 +692,7 @@ pub struct BoundHttp {
     per_address: Arc<PerAddress>,
     listener: TcpListener,
     local_addr: SocketAddr,
-    router: axum::Router,
+    router: endpoint::Routes,
     cancel: Stopping,
     max_connections: usize,
     header_read_timeout: Duration,
@@ -807,22 +810,12 @@ impl BoundHttp {
             // The slot goes with the connection's requests, so a long-lived stream can
             // hand it back (gate.rs).
             let slot = ConnectionSlot::new(slot);
-            let service = {
-                let slot = slot.clone();
-                let address = address_slot.counted().map(ClientAddress);
-                tower::ServiceExt::map_request(
-                    router.clone(),
-                    move |mut request: http::Request<hyper::body::Incoming>| {
-                        request.extensions_mut().insert(slot.clone());
-                        if let Some(address) = address {
-                            request.extensions_mut().insert(address);
-                        }
-                        request
-                    },
-                )
+            let service = Connection {
+                routes: router.clone(),
+                slot: slot.clone(),
+                address: address_slot.counted().map(ClientAddress),
             };
-            let connection =
-                http1.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+            let connection = http1.serve_connection(TokioIo::new(stream), service);
             let connection = graceful.watch(connection);
             tokio::spawn(async move {
                 if let Err(error) = connection.await {
