@@ -99,6 +99,8 @@ pub(crate) struct Pass<'a> {
     not_after: u64,
     /// Why a `requestState` was refused or set aside (the span's `rejection`).
     rejection: Option<&'static str>,
+    /// The arguments' digest, made at most once (opening and sealing both bind to it).
+    arguments_digest: std::cell::OnceCell<[u8; 32]>,
 }
 
 /// What [`Mrtr::begin`] decided.
@@ -147,11 +149,14 @@ impl Pass<'_> {
     }
 
     fn binding(&self) -> Binding<'_> {
-        Binding::new(
+        let digest = *self
+            .arguments_digest
+            .get_or_init(|| crate::token::arguments_digest(Some(self.arguments)));
+        Binding::with_arguments_digest(
             self.audience,
             self.descriptor.method(),
             self.descriptor.name(),
-            Some(self.arguments),
+            digest,
             self.caller.principal.as_deref(),
         )
     }
@@ -213,6 +218,7 @@ impl Mrtr {
             held: None,
             not_after: u64::MAX,
             rejection: None,
+            arguments_digest: std::cell::OnceCell::new(),
         };
         let mut responses = input_responses.unwrap_or_default();
         let Some(token) = request_state else {

@@ -38,6 +38,7 @@ impl<'a> Binding<'a> {
     /// `target` (tool name, prompt name or resource URI), the request `arguments` (absent
     /// counts as `{}`), and the authenticated `principal` (`None` when there is no
     /// authentication; `Some("")` is a different principal).
+    #[cfg_attr(not(feature = "token-internals"), allow(dead_code))]
     pub fn new(
         audience: &'a str,
         method: Method,
@@ -50,6 +51,24 @@ impl<'a> Binding<'a> {
             method,
             target,
             arguments_digest: arguments_digest(arguments),
+            principal,
+        }
+    }
+
+    /// The same binding with the arguments' digest already made (a request that opens
+    /// one state and seals the next binds both to the same arguments: hashed once).
+    pub(crate) fn with_arguments_digest(
+        audience: &'a str,
+        method: Method,
+        target: &'a str,
+        arguments_digest: [u8; 32],
+        principal: Option<&'a str>,
+    ) -> Self {
+        Self {
+            audience,
+            method,
+            target,
+            arguments_digest,
             principal,
         }
     }
@@ -107,7 +126,7 @@ fn push_length_prefixed(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
-fn arguments_digest(arguments: Option<&Map<String, Value>>) -> [u8; 32] {
+pub(crate) fn arguments_digest(arguments: Option<&Map<String, Value>>) -> [u8; 32] {
     let empty = Map::new();
     let canonical = canonical_json_object(arguments.unwrap_or(&empty));
     Sha256::digest(&canonical).into()

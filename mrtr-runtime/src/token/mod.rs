@@ -55,7 +55,7 @@ mod sealer;
 mod wire;
 
 pub use binding::UnknownMethod;
-pub(crate) use binding::{Binding, canonical_json};
+pub(crate) use binding::{Binding, arguments_digest, canonical_json};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use envelope::Envelope;
 pub use keyring::{KEYS_ENV_VAR, KeyId, KeyRing, KeyRingError, SecretKey};
