@@ -286,7 +286,7 @@ impl<F> McpServer<F> {
                 Ok(outcome) => mrtr.reply(&mut pass, outcome),
                 Err(created) => created,
             };
-            mrtr.conclude(pass, reply).await
+            mrtr.conclude(pass, reply)
         };
         // Boxed for the reason given in `run_machine`.
         match Box::pin(served.instrument(span)).await? {

@@ -7,7 +7,10 @@
 //! and records it in the ledger. Nothing here calls back into the server.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::Arc;
+
+use futures::future::Either;
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -103,6 +106,22 @@ pub(crate) struct Pass<'a> {
     arguments_digest: std::cell::OnceCell<[u8; 32]>,
 }
 
+/// A presentation opened without waiting: decided, or its round to claim in the ledger.
+#[allow(clippy::large_enum_variant)]
+enum Opened<'a> {
+    Ready(Result<Begun<'a>, (ErrorData, Option<&'static str>)>),
+    Claim(Claiming<'a>),
+}
+
+/// An opened presentation whose round the ledger must grant before it runs.
+struct Claiming<'a> {
+    rounds: &'a Rounds,
+    pass: Pass<'a>,
+    token: String,
+    envelope: Envelope,
+    responses: InputResponses,
+}
+
 /// What [`Mrtr::begin`] decided.
 // Made once per request and matched at once: boxing the pass would cost an allocation per
 // request to save a move.
@@ -187,11 +206,28 @@ impl Mrtr {
     /// has one and the machine's rounds are protected), and decodes where the round
     /// starts. A refused state is `Err` with the one fixed message; the reason goes
     /// to the span and the log only.
-    pub(crate) async fn begin<'a>(
+    ///
+    /// Everything before the claim runs at once; the returned future is the claim (boxed,
+    /// and only when there is one to make), so a request's future never carries the
+    /// opening's locals.
+    pub(crate) fn begin<'a>(
         &'a self,
         descriptor: &'a MachineDescriptor,
         request: MrtrRequest<'a>,
-    ) -> Result<Begun<'a>, (ErrorData, Option<&'static str>)> {
+    ) -> impl Future<Output = Result<Begun<'a>, (ErrorData, Option<&'static str>)>> + Send + 'a
+    {
+        match self.open(descriptor, request) {
+            Opened::Ready(begun) => Either::Left(std::future::ready(begun)),
+            Opened::Claim(claiming) => Either::Right(Box::pin(self.claimed(claiming))),
+        }
+    }
+
+    /// [`begin`](Self::begin) up to the ledger's claim.
+    fn open<'a>(
+        &'a self,
+        descriptor: &'a MachineDescriptor,
+        request: MrtrRequest<'a>,
+    ) -> Opened<'a> {
         let span = tracing::Span::current();
         let MrtrRequest {
             arguments,
@@ -206,7 +242,10 @@ impl Mrtr {
         if let Err(scopes) = caller.scopes.check(&descriptor.scopes) {
             let refused = RoundError::InsufficientScope(scopes);
             span.record("outcome", refused.label());
-            return Err((refused.to_error(descriptor.name(), &Era::Stateless), None));
+            return Opened::Ready(Err((
+                refused.to_error(descriptor.name(), &Era::Stateless),
+                None,
+            )));
         }
         let mut pass = Pass {
             descriptor,
@@ -220,12 +259,12 @@ impl Mrtr {
             rejection: None,
             arguments_digest: std::cell::OnceCell::new(),
         };
-        let mut responses = input_responses.unwrap_or_default();
+        let responses = input_responses.unwrap_or_default();
         let Some(token) = request_state else {
             pass.start = Some(Start::Fresh {
                 early_answers: responses,
             });
-            return Ok(Begun::Run(pass));
+            return Opened::Ready(Ok(Begun::Run(pass)));
         };
         let envelope = match self.sealer.open(&token, &pass.binding()) {
             Ok(envelope) => envelope,
@@ -233,7 +272,7 @@ impl Mrtr {
                 pass.reject(rejection.reason());
                 span.record("outcome", "rejected");
                 log_limited!(warn, %rejection, "requestState rejected");
-                return Err((errors::rejected_state(), pass.rejection));
+                return Opened::Ready(Err((errors::rejected_state(), pass.rejection)));
             }
         };
         // An authentic resumed round is claimed before any of its code runs (forged tokens
@@ -241,26 +280,57 @@ impl Mrtr {
         if let Some(rounds) = &self.rounds
             && descriptor.replay != ReplayPolicy::Unprotected
         {
-            // Boxed: held inline, the ledger's futures would make every request's future
-            // (and each copy of it) kilobytes larger, ledger or not.
-            let claim = rounds.claim(
-                &token,
-                envelope.expires_at,
-                Some(&responses),
-                descriptor.replay,
-            );
-            match Box::pin(claim).await {
-                Claimed::Run(held) => pass.held = Some(held),
-                Claimed::Answered(recorded) => {
-                    span.record("outcome", "replayed");
-                    return Ok(Begun::Replayed(recorded));
-                }
-                Claimed::Refused(error) => {
-                    span.record("outcome", "refused by the round ledger");
-                    return Err((error, None));
-                }
+            return Opened::Claim(Claiming {
+                rounds,
+                pass,
+                token,
+                envelope,
+                responses,
+            });
+        }
+        Opened::Ready(self.opened(pass, envelope, responses))
+    }
+
+    /// Claims an opened round in the ledger, then decodes where it starts.
+    async fn claimed<'a>(
+        &'a self,
+        claiming: Claiming<'a>,
+    ) -> Result<Begun<'a>, (ErrorData, Option<&'static str>)> {
+        let Claiming {
+            rounds,
+            mut pass,
+            token,
+            envelope,
+            responses,
+        } = claiming;
+        let claim = rounds.claim(
+            &token,
+            envelope.expires_at,
+            Some(&responses),
+            pass.descriptor.replay,
+        );
+        let span = tracing::Span::current();
+        match claim.await {
+            Claimed::Run(held) => pass.held = Some(held),
+            Claimed::Answered(recorded) => {
+                span.record("outcome", "replayed");
+                return Ok(Begun::Replayed(recorded));
+            }
+            Claimed::Refused(error) => {
+                span.record("outcome", "refused by the round ledger");
+                return Err((error, None));
             }
         }
+        self.opened(pass, envelope, responses)
+    }
+
+    /// Where an opened (and, with a ledger, claimed) round starts.
+    fn opened<'a>(
+        &self,
+        mut pass: Pass<'a>,
+        envelope: Envelope,
+        mut responses: InputResponses,
+    ) -> Result<Begun<'a>, (ErrorData, Option<&'static str>)> {
         match self.resumed(&mut pass, envelope, &mut responses) {
             Ok(Some(resumed)) => pass.start = Some(Start::Resumed(resumed)),
             Ok(None) => {
@@ -339,10 +409,17 @@ impl Mrtr {
     }
 
     /// Runs `work` while the claim on its round (if any) is renewed.
-    pub(crate) async fn renewing<F: Future>(&self, held: Option<&Held>, work: F) -> F::Output {
+    ///
+    /// Not an `async fn`: that would keep `work` twice (as its argument and as what it
+    /// awaits), and `work` is most of a request's future.
+    pub(crate) fn renewing<'a, F: Future + Send + 'a>(
+        &'a self,
+        held: Option<&'a Held>,
+        work: F,
+    ) -> impl Future<Output = F::Output> + Send + 'a {
         match (&self.rounds, held) {
-            (Some(rounds), Some(held)) => Box::pin(rounds.renewing(held, work)).await,
-            _ => work.await,
+            (Some(rounds), Some(held)) => Either::Left(Box::pin(rounds.renewing(held, work))),
+            _ => Either::Right(work),
         }
     }
 
@@ -406,7 +483,7 @@ impl Mrtr {
 
     /// Stamps the reply and hands it to the ledger to record when the pass holds its round
     /// (the reply does not wait for the record).
-    pub(crate) async fn conclude<O>(
+    pub(crate) fn conclude<O>(
         &self,
         pass: Pass<'_>,
         mut reply: Result<RoundReply<O>, ErrorData>,
@@ -471,7 +548,7 @@ impl Mrtr {
         let (input, held) = pass.round_input(&self.states, self.limits());
         let outcome = self.renewing(held, step_round(machine, input)).await;
         let reply = self.reply(&mut pass, outcome);
-        self.conclude(pass, reply).await
+        self.conclude(pass, reply)
     }
 
     /// Serves one presentation without a ledger or stamps, also returning why a

@@ -13,8 +13,12 @@
 //! awaits one [`RoundOutcome`], and carries it.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+
+use futures::FutureExt as _;
+use futures::future::Either;
 
 use rmcp::ErrorData;
 use rmcp::model::{ClientCapabilities, InputRequest, InputResponses, JsonObject, ProtocolVersion};
@@ -344,22 +348,28 @@ impl RoundError {
 /// Runs one round: steps the machine from `input.start` (and once more when a first call
 /// already carries its answers) to a suspension, its end, a hand-off or a failure. A round
 /// whose code runs past `input.limits.round_timeout` is dropped and fails.
-pub(crate) async fn step_round<M: Machine + ?Sized>(
-    machine: &M,
-    input: RoundInput<'_>,
-) -> RoundOutcome<M::Output> {
+///
+/// Not an `async fn`: one would keep `input` twice (as its argument and inside the round it
+/// awaits); the round's future here is made at once and is all there is.
+pub(crate) fn step_round<'a, M: Machine + ?Sized>(
+    machine: &'a M,
+    input: RoundInput<'a>,
+) -> impl Future<Output = RoundOutcome<M::Output>> + 'a {
     // Before any of the machine's code runs, on every path: legacy sessions are checked
     // only here; a stateless request (and the call that creates a task) was already
     // checked before its round was claimed (`Mrtr::begin`), and passes again.
     if let Err(scopes) = input.caller.scopes.check(&machine.descriptor().scopes) {
-        return RoundOutcome::Failed(RoundError::InsufficientScope(scopes));
+        let refused = RoundOutcome::Failed(RoundError::InsufficientScope(scopes));
+        return Either::Left(std::future::ready(refused));
     }
-    match input.limits.round_timeout.of(machine.descriptor()) {
-        Some(timeout) => tokio::time::timeout(timeout, run_round(machine, input))
-            .await
-            .unwrap_or(RoundOutcome::Failed(RoundError::Deadline { timeout })),
-        None => run_round(machine, input).await,
-    }
+    Either::Right(match input.limits.round_timeout.of(machine.descriptor()) {
+        Some(timeout) => Either::Left(
+            tokio::time::timeout(timeout, run_round(machine, input)).map(move |outcome| {
+                outcome.unwrap_or(RoundOutcome::Failed(RoundError::Deadline { timeout }))
+            }),
+        ),
+        None => Either::Right(run_round(machine, input)),
+    })
 }
 
 /// [`step_round`] without the deadline.
