@@ -142,7 +142,7 @@ pub(super) async fn gate(gate: &Gate, request: Request, next: Next) -> Response 
             // The request is read into its own types: the body's bytes go now, not when
             // the round ends (the reservation stays with the request until its answer).
             drop(body);
-            let serving = Box::pin(gate.stateless.serve(prepared, parts, held));
+            let serving = gate.stateless.serve(prepared, parts, held);
             return detached(&gate.detached_work, serving, in_flight).await;
         }
         // The bytes stay in the budget until rmcp has read and dropped the body.

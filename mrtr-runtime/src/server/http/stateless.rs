@@ -238,58 +238,37 @@ impl Stateless {
     }
 
     /// Serves a prepared request: the server's answer as one JSON body. `held` (the body's
-    /// bytes in the buffered-bytes budget) is given back once the answer is made.
+    /// bytes in the buffered-bytes budget) is given back once the answer is made. One box
+    /// holds the whole of it.
     pub(super) fn serve(
-        self: &Arc<Self>,
+        &self,
         prepared: Prepared,
         parts: http::request::Parts,
         held: Reservation,
-    ) -> impl Future<Output = Response> + Send + 'static {
-        let this = self.clone();
-        async move {
-            let Prepared {
-                id,
-                mut request,
-                capabilities,
-            } = prepared;
-            tracing::debug!(target: RMCP_SERVICE, %id, ?request, "received request");
-            let mut meta = RequestMetaObject::new();
-            std::mem::swap(&mut meta, request.get_meta_mut());
-            // The HTTP parts, where rmcp puts them: the principal resolver reads them there.
-            request.extensions_mut().insert(parts);
-            let mut context = RequestContext::new(id.clone(), this.principals.detached_peer());
-            context.ct = this.cancel.child_token();
-            context.meta = meta;
-            context.extensions = std::mem::replace(request.extensions_mut(), Extensions::new());
-            context
-                .extensions
-                .insert(DeclaredCapabilities(capabilities));
-            let handled = this.server.handle(request, context);
-            let result = tokio::select! {
-                result = handled => result,
-                () = this.cancel.cancelled() => {
-                    return error_response(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        Some(id),
-                        ErrorCode::INTERNAL_ERROR,
-                        "the server stopped before the request was answered".into(),
-                    );
-                }
-            };
-            drop(held);
-            let message: ServerJsonRpcMessage = match result {
-                Ok(result) => {
-                    tracing::debug!(target: RMCP_SERVICE, %id, ?result, "response message");
-                    JsonRpcMessage::response(result, id)
-                }
-                Err(error) => {
-                    tracing::warn!(target: RMCP_SERVICE, %id, ?error, "response error");
-                    JsonRpcMessage::error(error, Some(id))
-                }
-            };
-            written(&message)
-        }
-        .in_current_span()
+    ) -> BoxFuture<'static, Response> {
+        let Prepared {
+            id,
+            mut request,
+            capabilities,
+        } = prepared;
+        tracing::debug!(target: RMCP_SERVICE, %id, ?request, "received request");
+        let mut meta = RequestMetaObject::new();
+        std::mem::swap(&mut meta, request.get_meta_mut());
+        // The HTTP parts, where rmcp puts them: the principal resolver reads them there.
+        request.extensions_mut().insert(parts);
+        let mut context = RequestContext::new(id.clone(), self.principals.detached_peer());
+        context.ct = self.cancel.child_token();
+        context.meta = meta;
+        context.extensions = std::mem::replace(request.extensions_mut(), Extensions::new());
+        context
+            .extensions
+            .insert(DeclaredCapabilities(capabilities));
+        let answering = Answering {
+            id,
+            held,
+            cancel: self.cancel.clone(),
+        };
+        self.server.serve(request, context, answering)
     }
 
     fn allows_host(&self, parts: &http::request::Parts) -> bool {
@@ -586,12 +565,56 @@ trait NativeServer: Send + Sync + 'static {
     /// stream, or need a connected peer).
     fn serves_itself(&self, request: &ClientRequest) -> bool;
 
-    /// The server's answer, as rmcp's service would dispatch it.
-    fn handle(
+    /// The response to a request, the server answering it as rmcp's service would
+    /// dispatch it.
+    fn serve(
         &self,
         request: ClientRequest,
         context: RequestContext<RoleServer>,
-    ) -> BoxFuture<'static, Result<ServerResult, ErrorData>>;
+        answering: Answering,
+    ) -> BoxFuture<'static, Response>;
+}
+
+/// What a request's response needs besides the server's answer.
+struct Answering {
+    id: RequestId,
+    /// The body's bytes in the buffered-bytes budget, given back once the answer is made.
+    held: Reservation,
+    /// Cancelled when the server stops: the request ends with an internal error.
+    cancel: CancellationToken,
+}
+
+impl Answering {
+    /// The response to `handled` (the server's answer), as one JSON body.
+    async fn respond(
+        self,
+        handled: impl Future<Output = Result<ServerResult, ErrorData>>,
+    ) -> Response {
+        let Answering { id, held, cancel } = self;
+        let result = tokio::select! {
+            result = handled => result,
+            () = cancel.cancelled() => {
+                return error_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    Some(id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "the server stopped before the request was answered".into(),
+                );
+            }
+        };
+        drop(held);
+        let message: ServerJsonRpcMessage = match result {
+            Ok(result) => {
+                tracing::debug!(target: RMCP_SERVICE, %id, ?result, "response message");
+                JsonRpcMessage::response(result, id)
+            }
+            Err(error) => {
+                tracing::warn!(target: RMCP_SERVICE, %id, ?error, "response error");
+                JsonRpcMessage::error(error, Some(id))
+            }
+        };
+        written(&message)
+    }
 }
 
 struct NativeMcp<F> {
@@ -657,55 +680,64 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
         }
     }
 
-    /// Tool calls, prompts and resource reads go straight to the server's handler, as
-    /// rmcp's dispatch would send a request [`prepare`](Stateless::prepare) let through
-    /// (a served 2026-07-28+ version, complete `_meta`), with the checks its dispatch makes
-    /// after the handler; anything else goes through rmcp's dispatch.
-    fn handle(
+    /// The answer and its response in one box (not one per layer).
+    fn serve(
         &self,
         request: ClientRequest,
         context: RequestContext<RoleServer>,
-    ) -> BoxFuture<'static, Result<ServerResult, ErrorData>> {
-        let server = self.server.clone();
-        Box::pin(async move {
-            let result = match request {
-                ClientRequest::CallToolRequest(call) => {
-                    let declared_tasks = declared_capabilities(&context)
-                        .is_some_and(|capabilities| capabilities.supports_tasks());
-                    let response = server.call_tool(call.params, context).await?;
-                    // SEP-2663, as rmcp checks it: no task for a client that cannot read one.
-                    if matches!(response, CallToolResponse::Task(_)) && !declared_tasks {
-                        return Err(ErrorData::missing_required_client_capability(
-                            ClientCapabilities::builder().enable_tasks().build(),
-                        ));
-                    }
-                    Ok(ServerResult::from(response))
-                }
-                ClientRequest::GetPromptRequest(get) => server
-                    .get_prompt(get.params, context)
-                    .await
-                    .map(ServerResult::from),
-                ClientRequest::ReadResourceRequest(read) => server
-                    .read_resource(read.params, context)
-                    .await
-                    .map(ServerResult::from),
-                // Boxed: rmcp's dispatch future is kilobytes, and the common path above
-                // would carry it too.
-                other => return Box::pin(server.handle_request(other, context)).await,
-            };
-            result
-                .map(|mut result| {
-                    result.fill_missing_cache_hints();
-                    result
-                })
-                .map_err(|mut error| {
-                    if error.code == ErrorCode::RESOURCE_NOT_FOUND {
-                        error.code = ErrorCode::INVALID_PARAMS;
-                    }
-                    error
-                })
-        })
+        answering: Answering,
+    ) -> BoxFuture<'static, Response> {
+        let handled = handle(self.server.clone(), request, context);
+        Box::pin(answering.respond(handled).in_current_span())
     }
+}
+
+/// The server's answer to `request`: tool calls, prompts and resource reads go straight to
+/// the server's handler, as rmcp's dispatch would send a request
+/// [`prepare`](Stateless::prepare) let through (a served 2026-07-28+ version, complete
+/// `_meta`), with the checks its dispatch makes after the handler; anything else goes
+/// through rmcp's dispatch.
+async fn handle<F: ServerHandler + Send + Sync + 'static>(
+    server: McpServer<F>,
+    request: ClientRequest,
+    context: RequestContext<RoleServer>,
+) -> Result<ServerResult, ErrorData> {
+    let result = match request {
+        ClientRequest::CallToolRequest(call) => {
+            let declared_tasks = declared_capabilities(&context)
+                .is_some_and(|capabilities| capabilities.supports_tasks());
+            let response = server.call_tool(call.params, context).await?;
+            // SEP-2663, as rmcp checks it: no task for a client that cannot read one.
+            if matches!(response, CallToolResponse::Task(_)) && !declared_tasks {
+                return Err(ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ));
+            }
+            Ok(ServerResult::from(response))
+        }
+        ClientRequest::GetPromptRequest(get) => server
+            .get_prompt(get.params, context)
+            .await
+            .map(ServerResult::from),
+        ClientRequest::ReadResourceRequest(read) => server
+            .read_resource(read.params, context)
+            .await
+            .map(ServerResult::from),
+        // Boxed: rmcp's dispatch future is kilobytes, and the common path above
+        // would carry it too.
+        other => return Box::pin(server.handle_request(other, context)).await,
+    };
+    result
+        .map(|mut result| {
+            result.fill_missing_cache_hints();
+            result
+        })
+        .map_err(|mut error| {
+            if error.code == ErrorCode::RESOURCE_NOT_FOUND {
+                error.code = ErrorCode::INVALID_PARAMS;
+            }
+            error
+        })
 }
 
 #[cfg(test)]
