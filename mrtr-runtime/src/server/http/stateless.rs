@@ -850,12 +850,12 @@ mod tests {
         }
         let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":7}"#;
         let calls = [
-            format!(r#"{{"name":"t"}}"#),
+            r#"{"name":"t"}"#.to_owned(),
             format!(r#"{{"name":"t","arguments":{{"a":[1,{{"b":null}}],"c":"d"}},{meta}}}"#),
             format!(
                 r#"{{{meta},"name":"t","requestState":"s.t","inputResponses":{{"k":{{"action":"accept","content":{{"x":1}}}}}}}}"#
             ),
-            format!(r#"{{"name":"t","arguments":null,"_meta":null,"unknown":{{"deep":[1,2]}}}}"#),
+            r#"{"name":"t","arguments":null,"_meta":null,"unknown":{"deep":[1,2]}}"#.to_owned(),
         ];
         for params in &calls {
             assert!(same::<CallToolRequestMethod, CallToolRequestParams>(
