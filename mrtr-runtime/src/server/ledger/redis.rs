@@ -1,7 +1,7 @@
 //! The round ledger shared by every instance, in Redis.
 
 use std::future::Future;
-
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -72,6 +72,8 @@ pub struct RedisLedger {
     timeout: Duration,
     /// The scripts, hashed once (each call sends only the SHA-1: `EVALSHA`).
     scripts: Scripts,
+    /// Requests sent to Redis: see [`round_trips`](Self::round_trips).
+    trips: AtomicU64,
 }
 
 struct Scripts {
@@ -168,6 +170,7 @@ impl RedisLedger {
                 renew: Script::new(RENEW),
                 record: Script::new(RECORD),
             },
+            trips: AtomicU64::new(0),
         })
     }
 
@@ -197,6 +200,21 @@ impl RedisLedger {
         self
     }
 
+    /// The round trips to Redis this ledger has made: each command or pipeline it sent and
+    /// waited for the answer of (a script's call counts once, even the first after a
+    /// Redis restart, when the `redis` crate loads the script and calls it again). What a
+    /// round costs Redis is mostly its wake-ups, one per trip: `scripts/cluster-measure`
+    /// reports this per round.
+    ///
+    /// ```
+    /// use mrtr_runtime::server::ledger::RedisLedger;
+    /// let ledger = RedisLedger::open("redis://127.0.0.1:6379/").unwrap();
+    /// assert_eq!(ledger.round_trips(), 0);
+    /// ```
+    pub fn round_trips(&self) -> u64 {
+        self.trips.load(Ordering::Relaxed)
+    }
+
     fn key(&self, round: &RoundId) -> String {
         format!("{}round:{round}", self.prefix)
     }
@@ -221,11 +239,12 @@ impl RedisLedger {
             .cloned()
     }
 
-    /// Bounds `request` by the timeout and words its errors.
+    /// Bounds `request` (one round trip) by the timeout and words its errors.
     async fn bounded<T>(
         &self,
         request: impl Future<Output = redis::RedisResult<T>>,
     ) -> Result<T, LedgerError> {
+        self.trips.fetch_add(1, Ordering::Relaxed);
         tokio::time::timeout(self.timeout, request)
             .await
             .map_err(|_| {
