@@ -50,7 +50,7 @@ mod binding;
 mod clock;
 mod envelope;
 mod keyring;
-mod nonce;
+pub(crate) mod nonce;
 mod sealer;
 mod wire;
 

@@ -57,13 +57,17 @@ pub(crate) fn digest16(bytes: &[u8]) -> [u8; 16] {
 pub struct Owner(pub u128);
 
 impl Owner {
-    /// A fresh random owner id.
+    /// A fresh random owner id, unique as a 128-bit random draw. It is drawn from the
+    /// thread's ChaCha20 keystream that sealing's nonces come from (keyed from the OS and
+    /// rekeyed, and after a fork), not from a system call per claim: an owner needs to be
+    /// unique, not secret.
     pub fn random() -> Self {
-        let mut bytes = [0u8; 16];
-        // Without randomness the ids could collide; zero is still a valid (if weak) id and
-        // getrandom does not fail on the platforms we serve from.
-        let _ = getrandom::fill(&mut bytes);
-        Owner(u128::from_le_bytes(bytes))
+        // The stream fails only if the OS random source does when it takes a key; zero is
+        // still a valid (if weak) id, and that source does not fail on the platforms we
+        // serve from.
+        Owner(u128::from_le_bytes(
+            crate::token::nonce::unique().unwrap_or_default(),
+        ))
     }
 }
 
