@@ -196,6 +196,7 @@ impl LedgerError {
     }
 
     /// The same error again (for two answers that failed of one cause).
+    #[cfg(feature = "redis")]
     pub(crate) fn duplicate(&self) -> Self {
         LedgerError::new(self.detail.clone())
     }

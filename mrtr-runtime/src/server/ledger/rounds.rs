@@ -25,7 +25,7 @@ use super::contract::{
 use super::recording::{RECORD_QUEUE_BYTES, RecordFlush, Recorder, reachable, unreachable};
 use crate::machine::ReplayPolicy;
 use crate::server::errors;
-use crate::token::canonical_json;
+use crate::token::canonical_json_sorted;
 
 /// The default lease of a running round.
 pub(crate) const DEFAULT_LEASE: Duration = Duration::from_secs(30);
@@ -246,11 +246,14 @@ impl Rounds {
     }
 }
 
-/// Digest of the answers a round is presented with.
+/// Digest of the answers a round is presented with: of their canonical JSON (`null` for
+/// none), written straight from the map (its keys already sorted), as instances before
+/// did through a `Value`.
 fn answers_digest(responses: Option<&InputResponses>) -> [u8; 16] {
-    let json =
-        serde_json::to_value(responses).map_or_else(|_| String::new(), |v| canonical_json(&v));
-    digest16(json.as_bytes())
+    match responses {
+        Some(responses) => digest16(&canonical_json_sorted(responses)),
+        None => digest16(b"null"),
+    }
 }
 
 #[cfg(test)]
@@ -273,6 +276,15 @@ mod tests {
         assert_eq!(answers_digest(Some(&a)), answers_digest(Some(&b)));
         assert_ne!(answers_digest(Some(&a)), answers_digest(Some(&c)));
         assert_ne!(answers_digest(Some(&a)), answers_digest(None));
+        // The digest earlier instances stored in their claims: canonical JSON of the
+        // answers as a `Value`.
+        let before = |responses: Option<&InputResponses>| {
+            let value = serde_json::to_value(responses).unwrap();
+            digest16(crate::token::canonical_json(&value).as_bytes())
+        };
+        for responses in [Some(&a), Some(&c), None, Some(&InputResponses::new())] {
+            assert_eq!(answers_digest(responses), before(responses));
+        }
     }
 
     /// A ledger that answers claims from a script, then `InProgress`; counts the claims.
