@@ -254,7 +254,8 @@ pub trait RoundLedger: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<bool, LedgerError>>;
 
     /// Records several finished rounds at once: what the server calls, after the replies
-    /// have gone out (a reply never waits for its record). One `bool` per outcome, in
+    /// have gone out (a reply never waits for its record), unless a claim carries them
+    /// ([`claim_with_records`](Self::claim_with_records)). One `bool` per outcome, in
     /// order: `false` when the ledger knows the owner no longer held its round. A ledger
     /// may answer `true` without checking, as long as it then never serves a record
     /// written by an owner that lost its claim (`RedisLedger` does
