@@ -6,7 +6,8 @@
 //! a record that fails leaves the round to its lease (re-run, or refused when at most once),
 //! a server that stops writes the records still queued before it returns, and a round
 //! costs Redis exactly one `SET` (the claim, awaited) and one `PSETEX` (the record, after
-//! the reply), with no script.
+//! the reply), with no script. A `RedisLedger` claim carries records in its one round trip,
+//! and a refused record does not fail the claim it rides with, nor the other way round.
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -182,10 +183,39 @@ fn unix_now() -> u64 {
         .as_secs()
 }
 
+/// Records carried by a claim: written first, so a claim of their own round finds them.
+async fn claims_carrying_records(ledger: &dyn RoundLedger, tag: &str) {
+    let first = claim(&format!("{tag}-carried"), 1, MINUTE, true);
+    assert_eq!(ledger.claim(&first).await.unwrap(), ClaimOutcome::Claimed);
+    let next = claim(&format!("{tag}-carrier"), 2, MINUTE, true);
+    let answer = ledger
+        .claim_with_records(&next, &[outcome(&first, b"carried")])
+        .await;
+    assert_eq!(answer.claim.unwrap(), ClaimOutcome::Claimed);
+    assert_eq!(answer.records.unwrap(), [true]);
+    assert_eq!(
+        recorded(
+            ledger
+                .claim(&claim(&format!("{tag}-carried"), 3, MINUTE, true))
+                .await
+                .unwrap()
+        ),
+        (b"carried".to_vec(), [1; 16])
+    );
+    // A retry of `next` carrying `next`'s own record finds it.
+    let retry = claim(&format!("{tag}-carrier"), 2, MINUTE, true);
+    let answer = ledger
+        .claim_with_records(&retry, &[outcome(&next, b"next")])
+        .await;
+    assert_eq!(recorded(answer.claim.unwrap()), (b"next".to_vec(), [2; 16]));
+    assert_eq!(answer.records.unwrap(), [true]);
+}
+
 async fn every_path(ledger: &dyn RoundLedger, tag: &str) {
     claim_and_record(ledger, tag).await;
     lease_expiry(ledger, tag).await;
     renewal_and_expiry(ledger, tag).await;
+    claims_carrying_records(ledger, tag).await;
 }
 
 #[tokio::test]
@@ -209,6 +239,109 @@ async fn redis_ledger_paths_answer_as_the_memory_ledger_does() {
     assert_eq!(other.claim(&round).await.unwrap(), ClaimOutcome::Claimed);
     let keys = redis.query(&["KEYS", "*redis-*"]);
     assert!(keys.trim().is_empty(), "ids are hashes, not tokens: {keys}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_claim_carries_records_in_its_one_round_trip() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let ledger = RedisLedger::open(&redis.url()).unwrap();
+    assert!(ledger.claims_carry_records());
+    let first = claim("trip-a", 1, MINUTE, true);
+    let second = claim("trip-b", 2, MINUTE, true);
+    assert_eq!(ledger.claim(&first).await.unwrap(), ClaimOutcome::Claimed);
+    assert_eq!(ledger.claim(&second).await.unwrap(), ClaimOutcome::Claimed);
+    redis.query(&["CONFIG", "RESETSTAT"]);
+    let trips = ledger.round_trips();
+    let next = claim("trip-c", 3, MINUTE, true);
+    let answer = ledger
+        .claim_with_records(&next, &[outcome(&first, b"a"), outcome(&second, b"b")])
+        .await;
+    assert_eq!(answer.claim.unwrap(), ClaimOutcome::Claimed);
+    assert_eq!(answer.records.unwrap(), [true, true]);
+    // One request sent: the two records and the claim in one pipeline.
+    assert_eq!(ledger.round_trips(), trips + 1);
+    assert_eq!(redis.calls("psetex"), 2, "{}", redis.stats());
+    assert_eq!(redis.calls("set"), 1, "{}", redis.stats());
+    for (token, owner, reply) in [("trip-a", 1, b"a"), ("trip-b", 2, b"b")] {
+        let again = ledger.claim(&claim(token, 9, MINUTE, true)).await.unwrap();
+        assert_eq!(recorded(again), (reply.to_vec(), [owner; 16]));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_record_does_not_fail_the_claim_it_rides_with_nor_the_other_way() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    // Two users: one may not write records (PSETEX), the other may not claim (SET).
+    for (user, denied) in [("norecords", "-psetex"), ("noclaims", "-set")] {
+        let ok = redis.query(&["ACL", "SETUSER", user, "on", ">pw", "~*", "+@all", denied]);
+        assert_eq!(ok.trim(), "OK", "{ok}");
+    }
+    let as_user =
+        |user: &str| RedisLedger::open(&format!("redis://{user}:pw@127.0.0.1:{}/", redis.port));
+    let ledger = RedisLedger::open(&redis.url()).unwrap();
+    let first = claim("acl-a", 1, MINUTE, true);
+    let second = claim("acl-b", 2, MINUTE, true);
+    assert_eq!(ledger.claim(&first).await.unwrap(), ClaimOutcome::Claimed);
+    assert_eq!(ledger.claim(&second).await.unwrap(), ClaimOutcome::Claimed);
+
+    // The record is refused; the claim riding with it is made all the same.
+    let answer = as_user("norecords")
+        .unwrap()
+        .claim_with_records(&claim("acl-c", 3, MINUTE, true), &[outcome(&first, b"a")])
+        .await;
+    assert_eq!(answer.claim.unwrap(), ClaimOutcome::Claimed);
+    let refused = answer.records.unwrap_err().to_string();
+    assert!(
+        refused.contains("NOPERM") || refused.contains("permission"),
+        "{refused}"
+    );
+    assert_eq!(
+        ledger
+            .claim(&claim("acl-a", 9, MINUTE, true))
+            .await
+            .unwrap(),
+        ClaimOutcome::InProgress
+    );
+    assert_eq!(
+        ledger
+            .claim(&claim("acl-c", 9, MINUTE, true))
+            .await
+            .unwrap(),
+        ClaimOutcome::InProgress
+    );
+
+    // The claim is refused; the record riding with it is written all the same.
+    let answer = as_user("noclaims")
+        .unwrap()
+        .claim_with_records(&claim("acl-d", 4, MINUTE, true), &[outcome(&second, b"b")])
+        .await;
+    let refused = answer.claim.unwrap_err().to_string();
+    assert!(
+        refused.contains("NOPERM") || refused.contains("permission"),
+        "{refused}"
+    );
+    assert_eq!(answer.records.unwrap(), [true]);
+    assert_eq!(
+        recorded(
+            ledger
+                .claim(&claim("acl-b", 9, MINUTE, true))
+                .await
+                .unwrap()
+        ),
+        (b"b".to_vec(), [2; 16])
+    );
+    // The refused claim left nothing: the round is claimed afresh.
+    assert_eq!(
+        ledger
+            .claim(&claim("acl-d", 9, MINUTE, true))
+            .await
+            .unwrap(),
+        ClaimOutcome::Claimed
+    );
 }
 
 // ------------------------------------------------------------------ over HTTP
@@ -524,6 +657,32 @@ async fn a_server_that_stops_writes_the_records_still_queued_before_it_returns()
         .unwrap();
 
     // Another instance on the same Redis replays the round: its record was written.
+    let other = server(
+        &bank,
+        Arc::new(RedisLedger::open(&redis.url()).unwrap()),
+        MINUTE,
+    );
+    let other = serve(other).await;
+    assert_eq!(call(&other, round).await, ran);
+    assert_eq!(bank.charged.load(Ordering::SeqCst), 1);
+}
+
+/// With `RedisLedger` itself (whose claims carry records), a record waits a few
+/// milliseconds for a claim to carry it: a flush right after the reply writes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flush_writes_the_records_waiting_for_a_claim() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let bank = Arc::new(Bank::default());
+    let ledger: Arc<dyn RoundLedger> = Arc::new(RedisLedger::open(&redis.url()).unwrap());
+    let first = server(&bank, ledger, MINUTE);
+    let url = serve(first.clone()).await;
+    let round = confirming_round(&url, "charge", json!({"cents": 3})).await;
+    let ran = call(&url, round.clone()).await;
+    assert!(ran["result"]["requestState"].is_string(), "{ran}");
+    assert!(first.flush_ledger(MINUTE).await);
+    // Written: another instance on the same Redis replays it.
     let other = server(
         &bank,
         Arc::new(RedisLedger::open(&redis.url()).unwrap()),

@@ -8,10 +8,14 @@
 //! ```
 //! Prints `listening on http://127.0.0.1:PORT/mcp` once bound; logs (tracing, `RUST_LOG`,
 //! default `info,rmcp=warn`) go to stderr. Stops on SIGTERM after finishing in-flight requests.
+//! On SIGUSR1 prints `ledger round_trips=N`: the round trips its ledger has made to Redis so
+//! far (`RedisLedger::round_trips`; 0 without `--redis`), which `scripts/cluster-measure`
+//! reads before and after a run.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
@@ -50,7 +54,10 @@ struct Args {
     round_lease: u64,
 }
 
-fn server(args: &Args) -> Result<McpServer, Box<dyn std::error::Error>> {
+/// The server, and its Redis ledger when it has one (for its trip count).
+type Served = (McpServer, Option<Arc<RedisLedger>>);
+
+fn server(args: &Args) -> Result<Served, Box<dyn std::error::Error>> {
     let node = Node::open(&args.instance_id, args.variant, &args.effects)
         .map_err(|error| format!("cannot open {}: {error}", args.effects.display()))?;
     let mut builder = McpServer::builder("mrtr-cluster-node")
@@ -58,17 +65,33 @@ fn server(args: &Args) -> Result<McpServer, Box<dyn std::error::Error>> {
         .state_ttl(Duration::from_secs(args.state_ttl))
         .instance_id(args.instance_id.clone())
         .app_state(node);
+    let mut ledger = None;
     if let Some(url) = &args.redis {
         // Parses only: the node starts (and keeps serving) while Redis is down.
+        let redis = Arc::new(RedisLedger::open(url)?);
+        ledger = Some(redis.clone());
         builder = builder
-            .round_ledger(RedisLedger::open(url)?)
+            .round_ledger(redis)
             .round_lease(Duration::from_secs(args.round_lease));
     }
     let builder = match args.variant {
         1 => builder.tool(steps_v1),
         _ => builder.tool(steps_v2),
     };
-    Ok(builder.build()?)
+    Ok((builder.build()?, ledger))
+}
+
+/// Prints the ledger's round trips to Redis on each SIGUSR1, for `scripts/cluster-measure`.
+fn report_trips_on_sigusr1(ledger: Option<Arc<RedisLedger>>) -> std::io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut usr1 = signal(SignalKind::user_defined1())?;
+    tokio::spawn(async move {
+        while usr1.recv().await.is_some() {
+            let trips = ledger.as_ref().map_or(0, |ledger| ledger.round_trips());
+            println!("ledger round_trips={trips}");
+        }
+    });
+    Ok(())
 }
 
 #[tokio::main]
@@ -82,7 +105,13 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let server = match server(&args) {
-        Ok(server) => server,
+        Ok((server, ledger)) => {
+            if let Err(error) = report_trips_on_sigusr1(ledger) {
+                eprintln!("cluster-node: cannot watch SIGUSR1: {error}");
+                return ExitCode::FAILURE;
+            }
+            server
+        }
         Err(error) => {
             eprintln!("cluster-node: {error}");
             return ExitCode::FAILURE;

@@ -141,7 +141,7 @@ impl<F> McpServer<F> {
     }
 
     /// What flushes the outcomes queued for the round ledger, when the server has one.
-    pub(super) fn ledger_flush(&self) -> Option<super::ledger::rounds::RecordFlush> {
+    pub(super) fn ledger_flush(&self) -> Option<super::ledger::recording::RecordFlush> {
         self.inner
             .mrtr
             .rounds

@@ -582,22 +582,24 @@ impl Mrtr {
     }
 }
 
-/// How a reply is kept in the round ledger.
+/// How a reply is kept in the round ledger. Written from borrowed parts (`&O`, …: the
+/// same bytes as the owned ones, without copying a reply per round), read into owned ones.
 #[derive(serde::Serialize, serde::Deserialize)]
-enum RecordedReply<O> {
+enum RecordedReply<O, I = InputRequiredResult, E = ErrorData, T = CreateTaskResult> {
     Complete(O),
-    InputRequired(InputRequiredResult),
-    Error(ErrorData),
-    Task(CreateTaskResult),
+    InputRequired(I),
+    Error(E),
+    Task(T),
 }
 
 fn encode_reply<O: Serialize>(reply: &Result<RoundReply<O>, ErrorData>) -> Option<Vec<u8>> {
-    let recorded = match reply {
-        Ok(RoundReply::Complete(result)) => RecordedReply::Complete(result),
-        Ok(RoundReply::InputRequired(result)) => RecordedReply::InputRequired(result.clone()),
-        Ok(RoundReply::Task(created)) => RecordedReply::Task(created.clone()),
-        Err(error) => RecordedReply::Error(error.clone()),
-    };
+    let recorded: RecordedReply<&O, &InputRequiredResult, &ErrorData, &CreateTaskResult> =
+        match reply {
+            Ok(RoundReply::Complete(result)) => RecordedReply::Complete(result),
+            Ok(RoundReply::InputRequired(result)) => RecordedReply::InputRequired(result),
+            Ok(RoundReply::Task(created)) => RecordedReply::Task(created),
+            Err(error) => RecordedReply::Error(error),
+        };
     serde_json::to_vec(&recorded).ok()
 }
 
@@ -608,4 +610,44 @@ fn decode_reply<O: DeserializeOwned>(bytes: &[u8]) -> Option<Result<RoundReply<O
         RecordedReply::Error(error) => Err(error),
         RecordedReply::Task(created) => Ok(RoundReply::Task(created)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// A reply is recorded as the bytes of its owned form (what earlier instances wrote and
+    /// read) and reads back.
+    #[test]
+    fn a_reply_is_recorded_as_its_owned_form_and_reads_back() {
+        let input: InputRequiredResult = serde_json::from_value(json!({
+            "inputRequests": {"go": {"method": "elicitation/create", "params": {
+                "mode": "form", "message": "Go?",
+                "requestedSchema": {"type": "object", "properties": {}}}}},
+            "requestState": "mrtr3.state",
+            "resultType": "input_required",
+        }))
+        .unwrap();
+        let error = ErrorData::invalid_params("no", Some(json!({"why": 1})));
+        type Reply = Result<RoundReply<Value>, ErrorData>;
+        let replies: [(Reply, RecordedReply<Value>); 3] = [
+            (
+                Ok(RoundReply::Complete(json!({"done": true}))),
+                RecordedReply::Complete(json!({"done": true})),
+            ),
+            (
+                Ok(RoundReply::InputRequired(input.clone())),
+                RecordedReply::InputRequired(input),
+            ),
+            (Err(error.clone()), RecordedReply::Error(error)),
+        ];
+        for (reply, owned) in replies {
+            let recorded = encode_reply(&reply).unwrap();
+            assert_eq!(recorded, serde_json::to_vec(&owned).unwrap());
+            let back = decode_reply::<Value>(&recorded).unwrap();
+            assert_eq!(encode_reply(&back).unwrap(), recorded);
+        }
+    }
 }

@@ -142,6 +142,26 @@ pub fn canonical_json(value: &Value) -> String {
     serde_json::to_string(&Canonical(value)).unwrap_or_default()
 }
 
+/// The canonical JSON text of a map whose keys are already in byte order, as a
+/// `BTreeMap<String, _>` keeps them: the same text as [`canonical_json`] of the map turned
+/// into a `Value`, without building that `Value`.
+pub(crate) fn canonical_json_sorted(map: &std::collections::BTreeMap<String, Value>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    // `String`'s order is its UTF-8 bytes' order: the keys are already canonical.
+    let entries = map.iter().map(|(key, value)| (key, Canonical(value)));
+    let _ = serde_json::to_writer(&mut out, &SortedObject(std::cell::Cell::new(Some(entries))));
+    out
+}
+
+/// Serializes an iterator of entries already in canonical order, once.
+struct SortedObject<I>(std::cell::Cell<Option<I>>);
+
+impl<'a, 'k, I: Iterator<Item = (&'k String, Canonical<'a>)>> Serialize for SortedObject<I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.take().into_iter().flatten())
+    }
+}
+
 fn canonical_json_object(object: &Map<String, Value>) -> Vec<u8> {
     serde_json::to_vec(&CanonicalObject(object)).unwrap_or_default()
 }
@@ -195,6 +215,26 @@ mod tests {
             assert_eq!(name.parse::<Method>(), Ok(method));
         }
         assert_eq!("tools/list".parse::<Method>(), Err(UnknownMethod));
+    }
+
+    /// A `BTreeMap`'s canonical text is that of the same map as a `Value`, byte for byte
+    /// (the round ledger's answers digest, compared across instances, depends on it).
+    #[test]
+    fn a_sorted_maps_canonical_text_is_that_of_its_value() {
+        let maps = [
+            json!({}),
+            json!({"b": {"z": [1, {"y": 2, "x": null}], "a": "\u{e9}"}, "a": true, "B": 1.5}),
+            json!({"\u{e9}": 1, "e": 2, "\u{1f600}": {"k": "v"}, "": []}),
+        ];
+        for value in maps {
+            let map: std::collections::BTreeMap<String, Value> =
+                serde_json::from_value(value.clone()).unwrap();
+            let expected = canonical_json(&serde_json::to_value(&map).unwrap());
+            assert_eq!(
+                String::from_utf8(canonical_json_sorted(&map)).unwrap(),
+                expected
+            );
+        }
     }
 
     #[test]

@@ -50,12 +50,14 @@ mod binding;
 mod clock;
 mod envelope;
 mod keyring;
-mod nonce;
+pub(crate) mod nonce;
 mod sealer;
 mod wire;
 
 pub use binding::UnknownMethod;
-pub(crate) use binding::{Binding, arguments_digest, canonical_json};
+#[cfg(test)]
+pub(crate) use binding::canonical_json;
+pub(crate) use binding::{Binding, arguments_digest, canonical_json_sorted};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use envelope::Envelope;
 pub use keyring::{KEYS_ENV_VAR, KeyId, KeyRing, KeyRingError, SecretKey};

@@ -1,11 +1,13 @@
-//! Nonces for sealing, without a system call per token.
+//! Nonces for sealing, and other unique random ids, without a system call per draw.
 //!
 //! XChaCha20-Poly1305 needs each nonce used once under a key; its 24 bytes are long enough
 //! to draw at random. Each thread draws them from a ChaCha20 keystream keyed from the OS
-//! random source, and takes a fresh key every [`DRAWS_PER_KEY`] nonces and in a forked
+//! random source, and takes a fresh key every [`DRAWS_PER_KEY`] draws and in a forked
 //! child (which would otherwise continue its parent's stream). Nonces are public (they
 //! travel in the token), so only their uniqueness matters: two keystreams repeating a
-//! 24-byte block is as unlikely as two random draws colliding.
+//! 24-byte block is as unlikely as two random draws colliding. The round ledger's owner
+//! ids ([`unique`], 16 bytes a claim) need only the same, and come from the same streams:
+//! a draw never repeats bytes another draw was given.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,7 +17,7 @@ use chacha20::cipher::{KeyIvInit, StreamCipher};
 
 use super::sealer::NONCE_LEN;
 
-/// Nonces drawn from one key before the next (far below the keystream's 256 GiB).
+/// Draws (nonces and ids) from one key before the next (far below the keystream's 256 GiB).
 const DRAWS_PER_KEY: u32 = 1 << 20;
 
 /// Bumped in a forked child, before any of its code runs.
@@ -33,6 +35,13 @@ thread_local! {
 
 /// A fresh nonce. Fails only when the OS random source does (when a key is taken).
 pub(super) fn fresh() -> Result<[u8; NONCE_LEN], getrandom::Error> {
+    unique()
+}
+
+/// `N` random bytes for an id that must be unique, not secret (a nonce, a ledger claim's
+/// owner): the thread's keystream, no system call but when a key is taken. Fails only when
+/// the OS random source does (when a key is taken).
+pub(crate) fn unique<const N: usize>() -> Result<[u8; N], getrandom::Error> {
     STREAM.with(|stream| {
         let mut stream = stream.borrow_mut();
         let forks = FORKS.load(Ordering::Acquire);
@@ -41,9 +50,9 @@ pub(super) fn fresh() -> Result<[u8; NONCE_LEN], getrandom::Error> {
             _ => stream.insert(keyed(forks)?),
         };
         current.left -= 1;
-        let mut nonce = [0u8; NONCE_LEN];
-        current.cipher.apply_keystream(&mut nonce);
-        Ok(nonce)
+        let mut bytes = [0u8; N];
+        current.cipher.apply_keystream(&mut bytes);
+        Ok(bytes)
     })
 }
 
@@ -135,6 +144,32 @@ mod tests {
         assert_eq!(read, NONCE_LEN as isize);
         assert_ne!(from_child, [0; NONCE_LEN]);
         assert_ne!(from_child, fresh().unwrap());
+    }
+
+    /// A claim's owner is a draw from this thread's stream, not a system call.
+    #[test]
+    fn owners_are_drawn_from_the_threads_stream() {
+        let state = || STREAM.with(|stream| stream.borrow().as_ref().map(|s| (s.forks, s.left)));
+        let mut owners = HashSet::new();
+        // Another test bumps the fork count once, which rekeys the stream midway: measure
+        // again then.
+        for _ in 0..2 {
+            fresh().unwrap();
+            let (forks, before) = state().unwrap();
+            owners.extend((0..1_000).map(|_| crate::server::ledger::Owner::random().0));
+            let (forks_after, after) = state().unwrap();
+            if forks_after == forks {
+                assert_eq!(after, before - 1_000);
+                let ids: HashSet<[u8; 16]> = (0..1_000).map(|_| unique().unwrap()).collect();
+                assert_eq!(ids.len(), 1_000);
+                assert!(
+                    ids.iter()
+                        .all(|id| !owners.contains(&u128::from_le_bytes(*id)))
+                );
+                return;
+            }
+        }
+        panic!("the fork count changed twice");
     }
 
     #[test]

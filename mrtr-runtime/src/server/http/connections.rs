@@ -8,7 +8,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
 use super::endpoint::{Answering, Routes};
-use crate::server::ledger::rounds::{DEFAULT_FLUSH_TIMEOUT, RecordFlush};
+use crate::server::ledger::recording::{DEFAULT_FLUSH_TIMEOUT, RecordFlush};
 use crate::server::principal::ClientAddress;
 
 /// What serving does once its connections are done: cancel the work still running, then

@@ -28,7 +28,18 @@ impl RoundId {
 
 impl fmt::Display for RoundId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|byte| write!(f, "{byte:02x}"))
+        let mut hex = Vec::with_capacity(32);
+        push_hex(&mut hex, &self.0);
+        f.write_str(std::str::from_utf8(&hex).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// Appends `bytes` in lowercase hex, two digits a byte (as `{:02x}` writes each).
+pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for byte in bytes {
+        out.push(DIGITS[usize::from(byte >> 4)]);
+        out.push(DIGITS[usize::from(byte & 0xf)]);
     }
 }
 
@@ -57,13 +68,17 @@ pub(crate) fn digest16(bytes: &[u8]) -> [u8; 16] {
 pub struct Owner(pub u128);
 
 impl Owner {
-    /// A fresh random owner id.
+    /// A fresh random owner id, unique as a 128-bit random draw. It is drawn from the
+    /// thread's ChaCha20 keystream that sealing's nonces come from (keyed from the OS and
+    /// rekeyed, and after a fork), not from a system call per claim: an owner needs to be
+    /// unique, not secret.
     pub fn random() -> Self {
-        let mut bytes = [0u8; 16];
-        // Without randomness the ids could collide; zero is still a valid (if weak) id and
-        // getrandom does not fail on the platforms we serve from.
-        let _ = getrandom::fill(&mut bytes);
-        Owner(u128::from_le_bytes(bytes))
+        // The stream fails only if the OS random source does when it takes a key; zero is
+        // still a valid (if weak) id, and that source does not fail on the platforms we
+        // serve from.
+        Owner(u128::from_le_bytes(
+            crate::token::nonce::unique().unwrap_or_default(),
+        ))
     }
 }
 
@@ -179,6 +194,31 @@ impl LedgerError {
             detail: detail.into(),
         }
     }
+
+    /// The same error again (for two answers that failed of one cause).
+    #[cfg(feature = "redis")]
+    pub(crate) fn duplicate(&self) -> Self {
+        LedgerError::new(self.detail.clone())
+    }
+}
+
+/// What [`RoundLedger::claim_with_records`] answers: the claim's outcome and the records',
+/// each on its own (a failed record does not fail the claim, nor the other way round).
+///
+/// ```
+/// use mrtr_runtime::server::ledger::{ClaimAndRecords, ClaimOutcome, LedgerError};
+/// let answer = ClaimAndRecords {
+///     claim: Ok(ClaimOutcome::Claimed),
+///     records: Err(LedgerError::new("NOPERM")),
+/// };
+/// assert!(answer.claim.is_ok() && answer.records.is_err());
+/// ```
+#[derive(Debug)]
+pub struct ClaimAndRecords {
+    /// What the claim found, as [`RoundLedger::claim`] answers.
+    pub claim: Result<ClaimOutcome, LedgerError>,
+    /// Whether the records were written, as [`RoundLedger::record_all`] answers.
+    pub records: Result<Vec<bool>, LedgerError>,
 }
 
 /// Where rounds are claimed and their outcomes recorded; shared by every instance that
@@ -214,7 +254,8 @@ pub trait RoundLedger: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<bool, LedgerError>>;
 
     /// Records several finished rounds at once: what the server calls, after the replies
-    /// have gone out (a reply never waits for its record). One `bool` per outcome, in
+    /// have gone out (a reply never waits for its record), unless a claim carries them
+    /// ([`claim_with_records`](Self::claim_with_records)). One `bool` per outcome, in
     /// order: `false` when the ledger knows the owner no longer held its round. A ledger
     /// may answer `true` without checking, as long as it then never serves a record
     /// written by an owner that lost its claim (`RedisLedger` does
@@ -257,6 +298,68 @@ pub trait RoundLedger: Send + Sync + 'static {
             Ok(recorded)
         })
     }
+
+    /// Whether [`claim_with_records`](Self::claim_with_records) sends a claim and records
+    /// in one round trip. When it does, a server holds its finished rounds' records back a
+    /// few milliseconds for the next claim to carry them, instead of giving them a round
+    /// trip of their own (records no claim took in that time, and all records when the
+    /// server flushes, are written with [`record_all`](Self::record_all)). `false` by
+    /// default: records are written with `record_all` as soon as they are queued.
+    /// `RedisLedger` answers `true`.
+    ///
+    /// ```
+    /// use mrtr_runtime::server::ledger::{MemoryLedger, RoundLedger};
+    /// assert!(!MemoryLedger::new().claims_carry_records());
+    /// ```
+    fn claims_carry_records(&self) -> bool {
+        false
+    }
+
+    /// Records `outcomes`, as [`record_all`](Self::record_all) would, and claims `claim`'s
+    /// round, as [`claim`](Self::claim) would: the records first, so a claim of one of
+    /// their rounds finds its record. Each answer stands alone: a record that fails does
+    /// not fail the claim, nor the other way round. A ledger that
+    /// [carries records in its claims](Self::claims_carry_records) sends both in one round
+    /// trip; the server calls this only on such a ledger.
+    ///
+    /// Records may be written again after this was called (when the call was dropped
+    /// before it answered): writing a record twice must be harmless.
+    ///
+    /// The default records with `record_all`, then claims: two calls.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::time::Duration;
+    /// use mrtr_runtime::server::ledger::{Claim, ClaimOutcome, MemoryLedger, Outcome, Owner, RoundId, RoundLedger};
+    ///
+    /// let ledger = MemoryLedger::new();
+    /// let claim = |token: &str| Claim {
+    ///     round: RoundId::of_token(token),
+    ///     owner: Owner::random(),
+    ///     lease: Duration::from_secs(30),
+    ///     expires_at: u64::from(u32::MAX),
+    ///     answers: [0; 16],
+    ///     take_over_expired: true,
+    /// };
+    /// let first = claim("mrtr3.abc");
+    /// assert_eq!(ledger.claim(&first).await.unwrap(), ClaimOutcome::Claimed);
+    /// let done = Outcome { round: first.round, owner: first.owner, expires_at: first.expires_at, response: b"done".to_vec() };
+    /// let answer = ledger.claim_with_records(&claim("mrtr3.abd"), &[done]).await;
+    /// assert_eq!(answer.claim.unwrap(), ClaimOutcome::Claimed);
+    /// assert_eq!(answer.records.unwrap(), [true]);
+    /// # });
+    /// ```
+    fn claim_with_records<'a>(
+        &'a self,
+        claim: &'a Claim,
+        outcomes: &'a [Outcome],
+    ) -> BoxFuture<'a, ClaimAndRecords> {
+        Box::pin(async move {
+            let records = self.record_all(outcomes).await;
+            let claim = self.claim(claim).await;
+            ClaimAndRecords { claim, records }
+        })
+    }
 }
 
 impl<L: RoundLedger + ?Sized> RoundLedger for std::sync::Arc<L> {
@@ -285,6 +388,16 @@ impl<L: RoundLedger + ?Sized> RoundLedger for std::sync::Arc<L> {
     ) -> BoxFuture<'a, Result<Vec<bool>, LedgerError>> {
         (**self).record_all(outcomes)
     }
+    fn claims_carry_records(&self) -> bool {
+        (**self).claims_carry_records()
+    }
+    fn claim_with_records<'a>(
+        &'a self,
+        claim: &'a Claim,
+        outcomes: &'a [Outcome],
+    ) -> BoxFuture<'a, ClaimAndRecords> {
+        (**self).claim_with_records(claim, outcomes)
+    }
 }
 
 #[cfg(test)]
@@ -296,5 +409,8 @@ mod tests {
         let id = RoundId([0xab; 16]);
         assert_eq!(id.to_string(), "ab".repeat(16));
         assert_eq!(format!("{id:?}"), format!("RoundId({})", "ab".repeat(16)));
+        let id = RoundId(std::array::from_fn(|i| (i as u8) * 17));
+        let expected: String = id.0.iter().map(|byte| format!("{byte:02x}")).collect();
+        assert_eq!(id.to_string(), expected);
     }
 }

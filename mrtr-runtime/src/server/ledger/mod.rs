@@ -29,8 +29,11 @@
 //! A round waits for one ledger round trip, its claim; its record goes out after the
 //! reply. With `RedisLedger` the claim is one plain `SET … NX PX` and the record one plain
 //! `PSETEX`, batched with the records of the other rounds that finished meanwhile (one
-//! recording task per server, [`RoundLedger::record_all`]); scripts run only when a round
-//! is presented again and for lease renewals. Each guarantee above, with that in mind:
+//! recording task per server) and sent in the pipeline of the next claim the server makes
+//! ([`RoundLedger::claim_with_records`]), records first: under load a round costs one
+//! round trip in all. Records no claim took within a few milliseconds go out on their own
+//! trip ([`RoundLedger::record_all`]). Scripts run only when a round is presented again
+//! and for lease renewals. Each guarantee above, with that in mind:
 //!
 //! - **A presented state runs at most once** (while its claim's lease holds): the claim is
 //!   atomic (`SET NX`: one of concurrent claims sets the key, the others find it), and it
@@ -43,7 +46,9 @@
 //! - **Concurrent presentations: one runs, the others wait or get `-32050`**: until the
 //!   record lands (the round still runs, or its reply is out and the record on its way), a
 //!   claim finds the claim and no record: in progress while the lease holds. The wait for a
-//!   record in flight is the time of one write to Redis, well inside the round wait.
+//!   record in flight is a few milliseconds (waiting for a claim to carry it) and one write
+//!   to Redis, well inside the round wait; a presentation on the instance holding the
+//!   record carries it in its own claim, records first, and finds it at once.
 //! - **A crashed instance's lease expires**: the lease is the claim's floor against the
 //!   key's time to live, counted down by Redis, so it is measured on Redis's clock as
 //!   before; renewals move the floor. A record that fails (Redis unreachable, or the
@@ -53,12 +58,15 @@
 //!   with the next round, which has its own claim; only a re-sent copy of the same round
 //!   meets the lapsed lease.
 //! - **Ledger unreachable: fail closed**: a claim that does not get its answer refuses the
-//!   round (`-32051`), as before; a failed record is logged as an outage.
+//!   round (`-32051`), as before; a failed record is logged as an outage. A record and the
+//!   claim that carries it answer each on its own: a refused record does not refuse the
+//!   claim, nor does a refused claim lose the record.
 //! - **Records waiting are bounded**, by count (16 Ki) and by the bytes of their responses
 //!   (64 MiB); one past either bound, or that waited half a lease for the ledger, or whose
 //!   lease has passed (it would land after the lease), is not written: its round is left
 //!   to its lease, as a failed record.
-//! - **A server that stops** writes the records still waiting first: HTTP serving after its
+//! - **A server that stops** writes the records still waiting first, those waiting for a
+//!   claim at once and those a claim carries when it answers: HTTP serving after its
 //!   in-flight requests (up to 5 s), others with
 //!   [`McpServer::flush_ledger`](crate::server::McpServer::flush_ledger).
 //!
@@ -77,13 +85,15 @@
 
 mod contract;
 mod memory;
+pub(crate) mod recording;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 mod redis;
 pub(crate) mod rounds;
 
 pub use contract::{
-    Claim, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId, RoundLedger,
+    Claim, ClaimAndRecords, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId,
+    RoundLedger,
 };
 pub use memory::MemoryLedger;
 #[cfg(feature = "redis")]

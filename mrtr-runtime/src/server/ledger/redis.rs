@@ -1,7 +1,7 @@
 //! The round ledger shared by every instance, in Redis.
 
 use std::future::Future;
-
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -10,16 +10,20 @@ use redis::{Script, Value};
 use tokio::sync::OnceCell;
 
 use super::contract::{
-    Claim, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId, RoundLedger,
+    Claim, ClaimAndRecords, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId,
+    RoundLedger, push_hex,
 };
 
 /// A round ledger in Redis (feature `redis`), for several instances behind a load balancer.
 ///
 /// A round costs one awaited round trip on its way, a plain `SET … NX PX`, and its record
-/// one plain `PSETEX`, written after the reply has gone out and batched with the other
-/// rounds that finished meanwhile. Scripts run only on the rare paths: a round presented
-/// again (a retry, a concurrent presentation, a take-over) and a lease renewal. The layout,
-/// and why each guarantee of the [ledger](super) holds with it:
+/// one plain `PSETEX`, written after the reply has gone out, batched with the other rounds
+/// that finished meanwhile, and sent in the same pipeline as the next claim that goes out
+/// ([`claim_with_records`](RoundLedger::claim_with_records)), so that under load a round
+/// costs Redis one round trip in all; records no claim carried within a few milliseconds
+/// go out on their own trip. Scripts run only on the rare paths: a round presented again (a
+/// retry, a concurrent presentation, a take-over) and a lease renewal. The layout, and why
+/// each guarantee of the [ledger](super) holds with it:
 ///
 /// - `<prefix>round:<id>` is the **claim**: `r`, the owner (32 hex digits), the digest of
 ///   the answers (16 bytes) and the lease's *floor* in decimal; it expires with the token.
@@ -45,7 +49,11 @@ use super::contract::{
 /// Records go out after their replies; until one lands, presentations of its round are
 /// told it is in progress and wait for it (or, past the round wait, get `-32050`), as
 /// while the round ran. A record that fails (Redis down) or is lost with its instance
-/// leaves the claim to expire with its lease, as a failed record did before.
+/// leaves the claim to expire with its lease, as a failed record did before. A record that
+/// rides in a claim's pipeline is written before the claim, and each command of the
+/// pipeline answers on its own: a record Redis refuses does not fail the claim, nor a
+/// refused claim the records. Writing a record twice (a claim that carried it was dropped
+/// before it could say whether it went out) writes the same bytes under the same key.
 ///
 /// The connection is made on first use and re-made by the `redis` crate's
 /// `ConnectionManager` after a failure, so an instance starts, and keeps serving its
@@ -72,6 +80,8 @@ pub struct RedisLedger {
     timeout: Duration,
     /// The scripts, hashed once (each call sends only the SHA-1: `EVALSHA`).
     scripts: Scripts,
+    /// Requests sent to Redis: see [`round_trips`](Self::round_trips).
+    trips: AtomicU64,
 }
 
 struct Scripts {
@@ -168,6 +178,7 @@ impl RedisLedger {
                 renew: Script::new(RENEW),
                 record: Script::new(RECORD),
             },
+            trips: AtomicU64::new(0),
         })
     }
 
@@ -197,12 +208,75 @@ impl RedisLedger {
         self
     }
 
-    fn key(&self, round: &RoundId) -> String {
-        format!("{}round:{round}", self.prefix)
+    /// The round trips to Redis this ledger has made: each command or pipeline it sent and
+    /// waited for the answer of (a script's call counts once, even the first after a
+    /// Redis restart, when the `redis` crate loads the script and calls it again). What a
+    /// round costs Redis is mostly its wake-ups, one per trip: `scripts/cluster-measure`
+    /// reports this per round.
+    ///
+    /// ```
+    /// use mrtr_runtime::server::ledger::RedisLedger;
+    /// let ledger = RedisLedger::open("redis://127.0.0.1:6379/").unwrap();
+    /// assert_eq!(ledger.round_trips(), 0);
+    /// ```
+    pub fn round_trips(&self) -> u64 {
+        self.trips.load(Ordering::Relaxed)
     }
 
-    fn record_key(&self, round: &RoundId, owner: Owner) -> String {
-        format!("{}round:{round}:{}", self.prefix, owner_arg(owner))
+    /// `<prefix>round:<id>`: the claim's key.
+    fn key(&self, round: &RoundId) -> Vec<u8> {
+        let mut key = Vec::with_capacity(self.prefix.len() + 6 + 32 + 33);
+        key.extend_from_slice(self.prefix.as_bytes());
+        key.extend_from_slice(b"round:");
+        push_hex(&mut key, &round.0);
+        key
+    }
+
+    /// `<prefix>round:<id>:<owner>`: the key of `owner`'s record.
+    fn record_key(&self, round: &RoundId, owner: Owner) -> Vec<u8> {
+        let mut key = self.key(round);
+        key.push(b':');
+        key.extend_from_slice(&owner_arg(owner));
+        key
+    }
+
+    /// The plain claim: `SET key value NX PX ttl`.
+    fn claim_command(&self, claim: &Claim, value: &[u8], ttl: u64) -> redis::Cmd {
+        let mut set = redis::cmd("SET");
+        set.arg(&self.key(&claim.round)[..])
+            .arg(value)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl);
+        set
+    }
+
+    /// What a claim found, from the plain claim's answer: set, or present (then the claim
+    /// script says what it holds).
+    async fn claim_answer(
+        &self,
+        claim: &Claim,
+        value: &[u8],
+        ttl: u64,
+        answer: Value,
+    ) -> Result<ClaimOutcome, LedgerError> {
+        match answer {
+            Value::Okay => Ok(ClaimOutcome::Claimed),
+            Value::Nil => self.claim_present(claim, value, ttl).await,
+            other => Err(LedgerError::new(format!(
+                "unexpected answer to a claim: {other:?}"
+            ))),
+        }
+    }
+
+    /// One `PSETEX` per outcome, under its owner's name, expiring with its token.
+    fn push_records(&self, pipe: &mut redis::Pipeline, outcomes: &[Outcome]) {
+        for outcome in outcomes {
+            pipe.cmd("PSETEX")
+                .arg(&self.record_key(&outcome.round, outcome.owner)[..])
+                .arg(ttl_ms(outcome.expires_at))
+                .arg(&outcome.response[..]);
+        }
     }
 
     async fn connection(&self) -> Result<ConnectionManager, LedgerError> {
@@ -221,11 +295,12 @@ impl RedisLedger {
             .cloned()
     }
 
-    /// Bounds `request` by the timeout and words its errors.
+    /// Bounds `request` (one round trip) by the timeout and words its errors.
     async fn bounded<T>(
         &self,
         request: impl Future<Output = redis::RedisResult<T>>,
     ) -> Result<T, LedgerError> {
+        self.trips.fetch_add(1, Ordering::Relaxed);
         tokio::time::timeout(self.timeout, request)
             .await
             .map_err(|_| {
@@ -241,7 +316,7 @@ impl RedisLedger {
         args: &[&[u8]],
     ) -> Result<Value, LedgerError> {
         let mut connection = self.connection().await?;
-        let mut invocation = script.key(self.key(round));
+        let mut invocation = script.key(&self.key(round)[..]);
         for arg in args {
             invocation.arg(*arg);
         }
@@ -276,8 +351,13 @@ impl RedisLedger {
     }
 }
 
-fn owner_arg(owner: Owner) -> String {
-    format!("{:032x}", owner.0)
+/// The owner in 32 hex digits (as `{:032x}` writes it).
+fn owner_arg(owner: Owner) -> [u8; 32] {
+    let mut hex = Vec::with_capacity(32);
+    push_hex(&mut hex, &owner.0.to_be_bytes());
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&hex);
+    out
 }
 
 /// Milliseconds until `expires_at` (Unix seconds) plus one second, at least 1: a claim and
@@ -299,7 +379,7 @@ fn claim_value(claim: &Claim, ttl: u64) -> Vec<u8> {
     let floor = ttl.saturating_sub(lease).to_string();
     let mut value = Vec::with_capacity(FLOOR_AT + floor.len());
     value.push(b'r');
-    value.extend_from_slice(owner_arg(claim.owner).as_bytes());
+    value.extend_from_slice(&owner_arg(claim.owner));
     value.extend_from_slice(&claim.answers);
     value.extend_from_slice(floor.as_bytes());
     value
@@ -336,6 +416,17 @@ fn claim_outcome(value: Value) -> Result<ClaimOutcome, LedgerError> {
     })
 }
 
+/// The records' answers: every `PSETEX` said OK.
+fn records_answer(answers: &[Value]) -> Result<Vec<bool>, LedgerError> {
+    if answers.iter().all(|answer| *answer == Value::Okay) {
+        Ok(vec![true; answers.len()])
+    } else {
+        Err(LedgerError::new(format!(
+            "unexpected answer to records: {answers:?}"
+        )))
+    }
+}
+
 fn flag(value: Value) -> Result<bool, LedgerError> {
     match value {
         Value::Int(1) => Ok(true),
@@ -350,22 +441,11 @@ impl RoundLedger for RedisLedger {
             let ttl = ttl_ms(claim.expires_at);
             let value = claim_value(claim, ttl);
             let mut connection = self.connection().await?;
-            let mut set = redis::cmd("SET");
-            set.arg(self.key(&claim.round))
-                .arg(&value)
-                .arg("NX")
-                .arg("PX")
-                .arg(ttl);
-            match self
+            let set = self.claim_command(claim, &value, ttl);
+            let answer = self
                 .bounded(set.query_async::<Value>(&mut connection))
-                .await?
-            {
-                Value::Okay => Ok(ClaimOutcome::Claimed),
-                Value::Nil => self.claim_present(claim, &value, ttl).await,
-                other => Err(LedgerError::new(format!(
-                    "unexpected answer to a claim: {other:?}"
-                ))),
-            }
+                .await?;
+            self.claim_answer(claim, &value, ttl, answer).await
         })
     }
 
@@ -379,12 +459,8 @@ impl RoundLedger for RedisLedger {
             let owner = owner_arg(owner);
             let lease = lease.as_millis().max(1).to_string();
             flag(
-                self.run(
-                    &self.scripts.renew,
-                    round,
-                    &[owner.as_bytes(), lease.as_bytes()],
-                )
-                .await?,
+                self.run(&self.scripts.renew, round, &[&owner, lease.as_bytes()])
+                    .await?,
             )
         })
     }
@@ -398,7 +474,7 @@ impl RoundLedger for RedisLedger {
         Box::pin(async move {
             let owner = owner_arg(owner);
             flag(
-                self.run(&self.scripts.record, round, &[owner.as_bytes(), response])
+                self.run(&self.scripts.record, round, &[&owner, response])
                     .await?,
             )
         })
@@ -416,20 +492,67 @@ impl RoundLedger for RedisLedger {
                 return Ok(Vec::new());
             }
             let mut pipe = redis::pipe();
-            for outcome in outcomes {
-                pipe.cmd("PSETEX")
-                    .arg(self.record_key(&outcome.round, outcome.owner))
-                    .arg(ttl_ms(outcome.expires_at))
-                    .arg(&outcome.response[..]);
-            }
+            self.push_records(&mut pipe, outcomes);
             let mut connection = self.connection().await?;
             let answers: Vec<Value> = self.bounded(pipe.query_async(&mut connection)).await?;
-            if answers.len() != outcomes.len() || answers.iter().any(|a| *a != Value::Okay) {
+            if answers.len() != outcomes.len() {
                 return Err(LedgerError::new(format!(
                     "unexpected answer to records: {answers:?}"
                 )));
             }
-            Ok(vec![true; outcomes.len()])
+            records_answer(&answers)
+        })
+    }
+
+    /// `true`: [`claim_with_records`](RoundLedger::claim_with_records) is one pipeline.
+    fn claims_carry_records(&self) -> bool {
+        true
+    }
+
+    /// One pipeline: a `PSETEX` per outcome (as [`record_all`](RoundLedger::record_all)),
+    /// then the plain claim (as [`claim`](RoundLedger::claim)), its errors answered per
+    /// command (`ignore_errors`): a refused record does not fail the claim, nor the other
+    /// way round. Only a claim that finds its key present takes a second round trip, its
+    /// script, as it would alone.
+    fn claim_with_records<'a>(
+        &'a self,
+        claim: &'a Claim,
+        outcomes: &'a [Outcome],
+    ) -> BoxFuture<'a, ClaimAndRecords> {
+        Box::pin(async move {
+            let ttl = ttl_ms(claim.expires_at);
+            let value = claim_value(claim, ttl);
+            let mut pipe = redis::pipe();
+            pipe.ignore_errors();
+            self.push_records(&mut pipe, outcomes);
+            pipe.add_command(self.claim_command(claim, &value, ttl));
+            let sent = async {
+                let mut connection = self.connection().await?;
+                self.bounded(pipe.query_async::<Vec<Value>>(&mut connection))
+                    .await
+            };
+            let mut answers = match sent.await {
+                Ok(answers) if answers.len() == outcomes.len() + 1 => answers,
+                Ok(answers) => {
+                    let error = format!("unexpected answer to a claim with records: {answers:?}");
+                    return ClaimAndRecords {
+                        claim: Err(LedgerError::new(error.clone())),
+                        records: Err(LedgerError::new(error)),
+                    };
+                }
+                // The trip failed: neither was written.
+                Err(error) => {
+                    return ClaimAndRecords {
+                        claim: Err(error.duplicate()),
+                        records: Err(error),
+                    };
+                }
+            };
+            let claimed = answers.pop().unwrap_or(Value::Nil);
+            ClaimAndRecords {
+                records: records_answer(&answers),
+                claim: self.claim_answer(claim, &value, ttl, claimed).await,
+            }
         })
     }
 }
@@ -482,9 +605,34 @@ mod tests {
 
     #[test]
     fn owners_are_written_as_fixed_width_hex() {
-        assert_eq!(owner_arg(Owner(0xab)), format!("{:0>32}", "ab"));
-        assert_eq!(owner_arg(Owner(u128::MAX)), "f".repeat(32));
+        assert_eq!(owner_arg(Owner(0xab)), format!("{:0>32}", "ab").as_bytes());
+        assert_eq!(owner_arg(Owner(u128::MAX)), "f".repeat(32).as_bytes());
         assert_ne!(owner_arg(Owner(1)), owner_arg(Owner(2)));
+        let owner = Owner(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+        assert_eq!(owner_arg(owner), format!("{:032x}", owner.0).as_bytes());
+    }
+
+    #[test]
+    fn keys_name_the_round_and_the_records_owner() {
+        let ledger = RedisLedger::open("redis://127.0.0.1/")
+            .unwrap()
+            .with_prefix("shop:");
+        let round = RoundId([0xa5; 16]);
+        assert_eq!(ledger.key(&round), format!("shop:round:{round}").as_bytes());
+        assert_eq!(
+            ledger.record_key(&round, Owner(7)),
+            format!("shop:round:{round}:{:032x}", 7).as_bytes()
+        );
+    }
+
+    #[test]
+    fn records_answer_ok_only_when_every_record_was_written() {
+        assert_eq!(
+            records_answer(&[Value::Okay, Value::Okay]).unwrap(),
+            [true, true]
+        );
+        assert!(records_answer(&[]).unwrap().is_empty());
+        assert!(records_answer(&[Value::Okay, Value::Nil]).is_err());
     }
 
     #[test]

@@ -1,14 +1,12 @@
 //! The server's side of the ledger: claim a round before it runs, keep its lease while it
 //! runs, record its outcome, and answer duplicates.
 //!
-//! A reply does not wait for its record: [`Rounds::record`] hands the outcome to one
-//! recording task per server, which writes every outcome that arrived while its previous
-//! write was out in one call ([`RoundLedger::record_all`]). Until a record lands, a
-//! presentation of its round finds it in progress and waits, as while the round ran. The
-//! outcomes waiting are bounded by count and by bytes, one that waited half a lease (or
-//! whose lease has passed) is not written (it would land after its lease), and a server
-//! that stops flushes the queue ([`RecordFlush::flush`]) so that what was replied is
-//! recorded.
+//! A reply does not wait for its record: [`Rounds::record`] hands the outcome to the
+//! server's recording task (see [`recording`](super::recording)), which writes it after
+//! the reply, in a claim's round trip when the ledger's claims can carry records
+//! ([`Rounds::claim`] hands them the records waiting), on its own otherwise. Until a record
+//! lands, a presentation of its round finds it in progress and waits, as while the round
+//! ran.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -21,16 +19,13 @@ use rmcp::model::InputResponses;
 // tokio's clock, not std's: the same instants in production, and a test can pause it.
 use tokio::time::Instant;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
-use tokio::task::JoinHandle;
-
 use super::contract::{
     Claim, ClaimOutcome, LedgerError, Outcome, Owner, RoundId, RoundLedger, digest16,
 };
+use super::recording::{RECORD_QUEUE_BYTES, RecordFlush, Recorder, reachable, unreachable};
 use crate::machine::ReplayPolicy;
 use crate::server::errors;
-use crate::server::ratelimit::log_limited;
-use crate::token::canonical_json;
+use crate::token::canonical_json_sorted;
 
 /// The default lease of a running round.
 pub(crate) const DEFAULT_LEASE: Duration = Duration::from_secs(30);
@@ -45,26 +40,8 @@ pub(crate) struct Rounds {
     /// Set while the ledger is unreachable, so an outage is logged once, not per request.
     down: Arc<AtomicBool>,
     /// Where finished rounds go to be recorded.
-    recorder: Arc<Recorder>,
+    pub(super) recorder: Arc<Recorder>,
 }
-
-/// Outcomes the recording task writes in one call, at most.
-const RECORD_BATCH: usize = 64;
-
-/// Outcomes waiting for the recording task, at most: when the ledger is slower than the
-/// rounds for long, further outcomes are not recorded (their rounds are left to their
-/// leases, as when a record fails) rather than held in memory without bound.
-const RECORD_QUEUE: usize = 16 * 1024;
-
-/// Bytes of recorded responses waiting for (or being written by) the recording task, at
-/// most: the same bound as [`RECORD_QUEUE`], by size, for large replies (a sealed
-/// `requestState` alone may be tens of KiB).
-const RECORD_QUEUE_BYTES: usize = 64 * 1024 * 1024;
-
-/// How long a stopping server waits for the outcomes already queued to be written, by
-/// default (a Redis write takes milliseconds; this is for a ledger that stalls).
-#[cfg(feature = "server-http")]
-pub(crate) const DEFAULT_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A round this presentation holds.
 pub(crate) struct Held {
@@ -85,86 +62,6 @@ impl Held {
     }
 }
 
-/// An outcome waiting for the recording task.
-struct Queued {
-    outcome: Outcome,
-    /// When its lease was set (the claim or the last renewal that held).
-    leased_at: Instant,
-    /// When its round ended and it was queued.
-    queued_at: Instant,
-    /// Its share of [`RECORD_QUEUE_BYTES`], given back once it is written or dropped.
-    bytes: OwnedSemaphorePermit,
-}
-
-impl Queued {
-    /// Why it is not worth writing any more, if it is not: written now it would land after
-    /// its lease. A round's lease is renewed every third of it while the round runs, so a
-    /// fresh outcome has at least two thirds of its lease left; one that waited half a
-    /// lease for the ledger has little or none.
-    fn stale(&self, lease: Duration) -> Option<&'static str> {
-        if self.leased_at.elapsed() >= lease {
-            Some("its lease had passed")
-        } else if self.queued_at.elapsed() >= lease / 2 {
-            Some("it waited half a lease for the ledger")
-        } else {
-            None
-        }
-    }
-}
-
-/// The recording side of a server: the queue to the recording task (started on first use,
-/// and again if the runtime it ran on has gone) and the bound on the bytes it holds.
-pub(crate) struct Recorder {
-    ledger: Arc<dyn RoundLedger>,
-    down: Arc<AtomicBool>,
-    lease: Duration,
-    queue: std::sync::Mutex<Option<Queue>>,
-    bytes: Arc<Semaphore>,
-    /// [`RECORD_QUEUE_BYTES`] unless a test says otherwise.
-    max_bytes: usize,
-}
-
-/// The recording task and the way to it.
-struct Queue {
-    sender: mpsc::Sender<Queued>,
-    task: JoinHandle<()>,
-}
-
-/// A handle that flushes a server's queued outcomes when it stops (see [`Rounds::flusher`]).
-#[derive(Clone)]
-pub(crate) struct RecordFlush(Arc<Recorder>);
-
-impl RecordFlush {
-    /// Waits until every outcome queued so far has been written (or failed to be), up to
-    /// `timeout`; `true` when the queue emptied in time. The recording task ends; a later
-    /// outcome starts another.
-    pub(crate) async fn flush(&self, timeout: Duration) -> bool {
-        let queue = self
-            .0
-            .queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        let Some(Queue { sender, task }) = queue else {
-            return true;
-        };
-        let waiting = RECORD_QUEUE - sender.capacity();
-        // The task writes what is queued, then ends: its receiver sees no sender left.
-        drop(sender);
-        match tokio::time::timeout(timeout, task).await {
-            Ok(_) => true,
-            Err(_) => {
-                tracing::warn!(
-                    ?timeout,
-                    waiting,
-                    "round outcomes still waiting for the ledger after the flush timeout: not recorded; their rounds are left to their leases"
-                );
-                false
-            }
-        }
-    }
-}
-
 /// What a claim decided.
 pub(crate) enum Claimed {
     /// Run the round (and record it).
@@ -182,29 +79,25 @@ impl Rounds {
             ledger: ledger.clone(),
             lease,
             wait,
-            recorder: Arc::new(Recorder {
-                ledger: ledger.clone(),
-                down: down.clone(),
+            recorder: Arc::new(Recorder::new(
+                ledger,
+                down.clone(),
                 lease,
-                queue: std::sync::Mutex::new(None),
-                bytes: Arc::new(Semaphore::new(RECORD_QUEUE_BYTES)),
-                max_bytes: RECORD_QUEUE_BYTES,
-            }),
+                RECORD_QUEUE_BYTES,
+            )),
             down,
         }
     }
 
     /// The same, with the queued outcomes bounded to `max_bytes`.
     #[cfg(test)]
-    fn with_record_bytes(mut self, max_bytes: usize) -> Self {
-        self.recorder = Arc::new(Recorder {
-            ledger: self.ledger.clone(),
-            down: self.down.clone(),
-            lease: self.lease,
-            queue: std::sync::Mutex::new(None),
-            bytes: Arc::new(Semaphore::new(max_bytes)),
+    pub(super) fn with_record_bytes(mut self, max_bytes: usize) -> Self {
+        self.recorder = Arc::new(Recorder::new(
+            self.ledger.clone(),
+            self.down.clone(),
+            self.lease,
             max_bytes,
-        });
+        ));
         self
     }
 
@@ -233,7 +126,7 @@ impl Rounds {
         let mut pause = Duration::from_millis(10);
         loop {
             let claimed_at = Instant::now();
-            let outcome = match self.ledger.claim(&claim).await {
+            let outcome = match self.claim_once(&claim).await {
                 Ok(outcome) => {
                     self.reachable();
                     outcome
@@ -279,6 +172,19 @@ impl Rounds {
                 renewed_after_ms: AtomicU64::new(0),
             });
         }
+    }
+
+    /// One claim, carrying the records parked for it when there are any.
+    async fn claim_once(&self, claim: &Claim) -> Result<ClaimOutcome, LedgerError> {
+        let Some(carried) = self.recorder.carry() else {
+            return self.ledger.claim(claim).await;
+        };
+        let answer = self
+            .ledger
+            .claim_with_records(claim, carried.outcomes())
+            .await;
+        carried.written(answer.records);
+        answer.claim
     }
 
     /// Runs `work` while renewing `held`'s lease every third of it.
@@ -340,123 +246,20 @@ impl Rounds {
     }
 }
 
-impl Recorder {
-    /// Queues `outcome` for the recording task, unless its lease has passed or the queue
-    /// is full (by count or by bytes): then its round is left to its lease.
-    fn queue(&self, outcome: Outcome, leased_at: Instant) {
-        if leased_at.elapsed() >= self.lease {
-            log_limited!(warn, round = %outcome.round, "round outcome not recorded: its lease had passed when the round ended (renewals failed, or another request took the round over); the round is left to its lease");
-            return;
-        }
-        let size = outcome.response.len();
-        let bytes = u32::try_from(size)
-            .ok()
-            .and_then(|size| self.bytes.clone().try_acquire_many_owned(size).ok());
-        let Some(bytes) = bytes else {
-            log_limited!(warn, round = %outcome.round, size, "round outcome not recorded: {} bytes of outcomes are already waiting for the ledger; the round is left to its lease", self.max_bytes);
-            return;
-        };
-        let mut queued = Queued {
-            outcome,
-            leased_at,
-            queued_at: Instant::now(),
-            bytes,
-        };
-        let mut queue = self
-            .queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(Queue { sender, .. }) = &*queue {
-            match sender.try_send(queued) {
-                Ok(()) => return,
-                Err(mpsc::error::TrySendError::Full(queued)) => {
-                    log_limited!(warn, round = %queued.outcome.round, "round outcome not recorded: {RECORD_QUEUE} outcomes are already waiting for the ledger; the round is left to its lease");
-                    return;
-                }
-                // The task's runtime has gone (a server used from another runtime).
-                Err(mpsc::error::TrySendError::Closed(back)) => queued = back,
-            }
-        }
-        let (sender, receiver) = mpsc::channel(RECORD_QUEUE);
-        let task = tokio::spawn(recording(
-            self.ledger.clone(),
-            self.down.clone(),
-            self.lease,
-            receiver,
-        ));
-        // The receiver lives until the task ends and the queue is empty: this send does not
-        // fail.
-        let _ = sender.try_send(queued);
-        *queue = Some(Queue { sender, task });
-    }
-}
-
-fn unreachable(down: &AtomicBool, error: &LedgerError) {
-    if !down.swap(true, Ordering::Relaxed) {
-        tracing::warn!(%error, "round ledger unavailable; protected rounds fail closed until it is back");
-    }
-}
-
-fn reachable(down: &AtomicBool) {
-    if down.swap(false, Ordering::Relaxed) {
-        tracing::info!("round ledger reachable again");
-    }
-}
-
-/// The recording task: writes what has arrived, up to [`RECORD_BATCH`] outcomes in one
-/// call, until every sender is gone and the queue is empty. An outcome that waited half a
-/// lease, or whose lease has passed, is dropped, not written. A failed write is logged (as
-/// an outage) and not retried: its rounds' claims expire with their leases, as when a
-/// record failed before. Each outcome's bytes are given back once its write is done.
-async fn recording(
-    ledger: Arc<dyn RoundLedger>,
-    down: Arc<AtomicBool>,
-    lease: Duration,
-    mut receiver: mpsc::Receiver<Queued>,
-) {
-    let mut queued = Vec::with_capacity(RECORD_BATCH);
-    let mut batch = Vec::with_capacity(RECORD_BATCH);
-    let mut held = Vec::with_capacity(RECORD_BATCH);
-    while receiver.recv_many(&mut queued, RECORD_BATCH).await > 0 {
-        for waiting in queued.drain(..) {
-            if let Some(why) = waiting.stale(lease) {
-                log_limited!(warn, round = %waiting.outcome.round, why, "round outcome not recorded: it would land after its lease; the round is left to it");
-                continue;
-            }
-            batch.push(waiting.outcome);
-            held.push(waiting.bytes);
-        }
-        if batch.is_empty() {
-            continue;
-        }
-        match ledger.record_all(&batch).await {
-            Ok(recorded) => {
-                reachable(&down);
-                for (outcome, recorded) in batch.iter().zip(recorded) {
-                    if !recorded {
-                        tracing::warn!(round = %outcome.round, "round outcome not recorded: its lease had passed to another request");
-                    }
-                }
-            }
-            Err(error) => {
-                unreachable(&down, &error);
-                tracing::warn!(%error, rounds = batch.len(), "round outcomes not recorded; their rounds run again once their leases expire");
-            }
-        }
-        batch.clear();
-        held.clear();
-    }
-}
-
-/// Digest of the answers a round is presented with.
+/// Digest of the answers a round is presented with: of their canonical JSON (`null` for
+/// none), written straight from the map (its keys already sorted), as instances before
+/// did through a `Value`.
 fn answers_digest(responses: Option<&InputResponses>) -> [u8; 16] {
-    let json =
-        serde_json::to_value(responses).map_or_else(|_| String::new(), |v| canonical_json(&v));
-    digest16(json.as_bytes())
+    match responses {
+        Some(responses) => digest16(&canonical_json_sorted(responses)),
+        None => digest16(b"null"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use tokio::sync::Semaphore;
+
     use super::*;
 
     #[test]
@@ -473,6 +276,15 @@ mod tests {
         assert_eq!(answers_digest(Some(&a)), answers_digest(Some(&b)));
         assert_ne!(answers_digest(Some(&a)), answers_digest(Some(&c)));
         assert_ne!(answers_digest(Some(&a)), answers_digest(None));
+        // The digest earlier instances stored in their claims: canonical JSON of the
+        // answers as a `Value`.
+        let before = |responses: Option<&InputResponses>| {
+            let value = serde_json::to_value(responses).unwrap();
+            digest16(crate::token::canonical_json(&value).as_bytes())
+        };
+        for responses in [Some(&a), Some(&c), None, Some(&InputResponses::new())] {
+            assert_eq!(answers_digest(responses), before(responses));
+        }
     }
 
     /// A ledger that answers claims from a script, then `InProgress`; counts the claims.
@@ -586,6 +398,14 @@ mod tests {
                 written.extend(outcomes.iter().map(|o| o.response.clone()));
                 Ok(vec![true; outcomes.len()])
             })
+        }
+        // Its claims carry no records (the default): the server never asks them to.
+        fn claim_with_records<'a>(
+            &'a self,
+            _: &'a Claim,
+            _: &'a [Outcome],
+        ) -> futures::future::BoxFuture<'a, crate::server::ledger::ClaimAndRecords> {
+            unreachable!("a ledger whose claims carry no records is never asked to")
         }
     }
 
