@@ -46,13 +46,13 @@ impl<'a> Binding<'a> {
         arguments: Option<&Map<String, Value>>,
         principal: Option<&'a str>,
     ) -> Self {
-        Self {
+        Self::with_arguments_digest(
             audience,
             method,
             target,
-            arguments_digest: arguments_digest(arguments),
+            arguments_digest(arguments),
             principal,
-        }
+        )
     }
 
     /// The same binding with the arguments' digest already made (a request that opens
