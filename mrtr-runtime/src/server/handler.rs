@@ -20,6 +20,88 @@ use super::registry::ToolMachine;
 use super::registry::merged_page;
 /// The halves of `call_tool`, `get_prompt` and `read_resource` (see `call_tool`).
 impl<F: ServerHandler> McpServer<F> {
+    // The three below own the server (one reference count): their futures borrow nothing,
+    // so the native path holds one without a wrapper that would keep the request's parts
+    // a second time (an `async fn`'s future keeps each parameter twice).
+
+    /// [`call_tool`](ServerHandler::call_tool), owning the server.
+    pub(super) fn calling_tool(
+        self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static
+    where
+        F: Send + Sync + 'static,
+    {
+        match self.inner.tools.get(&request.name).cloned() {
+            None => Either::Left(Box::pin(async move {
+                self.call_fallback_tool(request, context).await
+            })),
+            Some(machine) => Either::Right(self.call_machine_tool(machine, request, context)),
+        }
+    }
+
+    /// [`get_prompt`](ServerHandler::get_prompt), owning the server.
+    pub(super) fn getting_prompt(
+        self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + Send + 'static
+    where
+        F: Send + Sync + 'static,
+    {
+        match self.inner.prompts.get(&request.name).cloned() {
+            None => Either::Left(Box::pin(async move {
+                self.get_fallback_prompt(request, context).await
+            })),
+            Some(machine) => {
+                let GetPromptRequestParams {
+                    arguments,
+                    input_responses,
+                    request_state,
+                    ..
+                } = request;
+                Either::Right(async move {
+                    self.run_machine(
+                        machine,
+                        &context,
+                        arguments.as_ref(),
+                        input_responses,
+                        request_state,
+                    )
+                    .await
+                })
+            }
+        }
+    }
+
+    /// [`read_resource`](ServerHandler::read_resource), owning the server.
+    pub(super) fn reading_resource(
+        self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + 'static
+    where
+        F: Send + Sync + 'static,
+    {
+        match self.inner.resources.get(&request.uri).cloned() {
+            None => Either::Left(Box::pin(async move {
+                self.read_fallback_resource(request, context).await
+            })),
+            Some(machine) => {
+                let ReadResourceRequestParams {
+                    input_responses,
+                    request_state,
+                    ..
+                } = request;
+                Either::Right(async move {
+                    self.run_machine(machine, &context, None, input_responses, request_state)
+                        .await
+                })
+            }
+        }
+    }
+
     /// A tool this server does not have: the fallback's answer, stamped.
     async fn call_fallback_tool(
         &self,
@@ -43,11 +125,14 @@ impl<F: ServerHandler> McpServer<F> {
     /// A tool of this server: its rounds, and a task for the rest when it is a task tool
     /// and the client declared tasks.
     fn call_machine_tool(
-        &self,
+        self,
         machine: ToolMachine,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static
+    where
+        F: Send + Sync + 'static,
+    {
         let CallToolRequestParams {
             arguments,
             input_responses,
@@ -239,15 +324,13 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
     // Not `async fn`s: an `async fn`'s future keeps each parameter twice (as the parameter
     // and as the local it is moved into), and rmcp copies this future into every request's
     // task. The machine path keeps the request's parts once; the fallback path is boxed.
+    // Each hands a clone of the server (a reference count) to its owning half above.
     fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
-        match self.inner.tools.get(&request.name).cloned() {
-            None => Either::Left(Box::pin(self.call_fallback_tool(request, context))),
-            Some(machine) => Either::Right(self.call_machine_tool(machine, request, context)),
-        }
+        self.clone().calling_tool(request, context)
     }
 
     async fn list_prompts(
@@ -274,27 +357,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + Send + '_ {
-        match self.inner.prompts.get(&request.name).cloned() {
-            None => Either::Left(Box::pin(self.get_fallback_prompt(request, context))),
-            Some(machine) => {
-                let GetPromptRequestParams {
-                    arguments,
-                    input_responses,
-                    request_state,
-                    ..
-                } = request;
-                Either::Right(async move {
-                    self.run_machine(
-                        machine,
-                        &context,
-                        arguments.as_ref(),
-                        input_responses,
-                        request_state,
-                    )
-                    .await
-                })
-            }
-        }
+        self.clone().getting_prompt(request, context)
     }
 
     async fn list_resources(
@@ -321,20 +384,7 @@ impl<F: ServerHandler> ServerHandler for McpServer<F> {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + Send + '_ {
-        match self.inner.resources.get(&request.uri).cloned() {
-            None => Either::Left(Box::pin(self.read_fallback_resource(request, context))),
-            Some(machine) => {
-                let ReadResourceRequestParams {
-                    input_responses,
-                    request_state,
-                    ..
-                } = request;
-                Either::Right(async move {
-                    self.run_machine(machine, &context, None, input_responses, request_state)
-                        .await
-                })
-            }
-        }
+        self.clone().reading_resource(request, context)
     }
 
     async fn list_resource_templates(

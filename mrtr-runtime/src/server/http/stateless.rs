@@ -21,11 +21,14 @@ use std::any::TypeId;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::response::Response;
 use bytes::Bytes;
-use futures::future::BoxFuture;
+use futures::FutureExt as _;
+use futures::future::{BoxFuture, Either};
 use http::{HeaderMap, HeaderName, StatusCode, header};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode,
@@ -39,7 +42,7 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 use tracing::Instrument as _;
 
 use super::asking::AskingReply;
@@ -585,36 +588,81 @@ struct Answering {
 }
 
 impl Answering {
-    /// The response to `handled` (the server's answer), as one JSON body.
-    async fn respond(
-        self,
-        handled: impl Future<Output = Result<ServerResult, ErrorData>>,
-    ) -> Response {
+    /// The response to `handled` (the server's answer), as one JSON body; an internal
+    /// error if the server stops first.
+    fn respond<H>(self, handled: H) -> Responding<H>
+    where
+        H: Future<Output = Result<ServerResult, ErrorData>>,
+    {
         let Answering { id, held, cancel } = self;
-        let result = tokio::select! {
-            result = handled => result,
-            () = cancel.cancelled() => {
-                return error_response(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    Some(id),
-                    ErrorCode::INTERNAL_ERROR,
-                    "the server stopped before the request was answered".into(),
-                );
-            }
-        };
-        drop(held);
-        let message: ServerJsonRpcMessage = match result {
-            Ok(result) => {
-                tracing::debug!(target: RMCP_SERVICE, %id, ?result, "response message");
-                JsonRpcMessage::response(result, id)
-            }
-            Err(error) => {
-                tracing::warn!(target: RMCP_SERVICE, %id, ?error, "response error");
-                JsonRpcMessage::error(error, Some(id))
-            }
-        };
-        written(&message)
+        Responding {
+            handled,
+            stopped: cancel.cancelled_owned(),
+            waiting: Some((id, held)),
+        }
     }
+}
+
+pin_project_lite::pin_project! {
+    /// A request's answer, then its response. A future of its own rather than an
+    /// `async fn` around `tokio::select!`, which would keep the answer's future twice (as
+    /// its parameter and as the local the select moves it into): kilobytes per request.
+    struct Responding<H> {
+        #[pin]
+        handled: H,
+        #[pin]
+        stopped: WaitForCancellationFutureOwned,
+        // The request's id and its body's bytes in the budget, until the response is made.
+        waiting: Option<(RequestId, Reservation)>,
+    }
+}
+
+impl<H> Future for Responding<H>
+where
+    H: Future<Output = Result<ServerResult, ErrorData>>,
+{
+    type Output = Response;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        let this = self.project();
+        if this.waiting.is_none() {
+            // Polled after its response was made: there is nothing more to make.
+            return Poll::Pending;
+        }
+        let response = match this.handled.poll(cx) {
+            Poll::Ready(result) => this.waiting.take().map(|(id, held)| {
+                drop(held);
+                answered(id, result)
+            }),
+            Poll::Pending => match this.stopped.poll(cx) {
+                Poll::Ready(()) => this.waiting.take().map(|(id, _)| {
+                    error_response(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        Some(id),
+                        ErrorCode::INTERNAL_ERROR,
+                        "the server stopped before the request was answered".into(),
+                    )
+                }),
+                Poll::Pending => return Poll::Pending,
+            },
+        };
+        response.map_or(Poll::Pending, Poll::Ready)
+    }
+}
+
+/// The response to the server's answer to request `id`, as one JSON body.
+fn answered(id: RequestId, result: Result<ServerResult, ErrorData>) -> Response {
+    let message: ServerJsonRpcMessage = match result {
+        Ok(result) => {
+            tracing::debug!(target: RMCP_SERVICE, %id, ?result, "response message");
+            JsonRpcMessage::response(result, id)
+        }
+        Err(error) => {
+            tracing::warn!(target: RMCP_SERVICE, %id, ?error, "response error");
+            JsonRpcMessage::error(error, Some(id))
+        }
+    };
+    written(&message)
 }
 
 struct NativeMcp<F> {
@@ -697,52 +745,130 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
 /// [`prepare`](Stateless::prepare) let through (a served 2026-07-28+ version, complete
 /// `_meta`), with the checks its dispatch makes after the handler; anything else goes
 /// through rmcp's dispatch.
-async fn handle<F: ServerHandler + Send + Sync + 'static>(
+///
+/// Not an `async fn`: its future would keep the request and its context twice (as
+/// parameters and as the locals they move into) around the handler's own future, which
+/// holds them already.
+fn handle<F: ServerHandler + Send + Sync + 'static>(
     server: McpServer<F>,
     request: ClientRequest,
     context: RequestContext<RoleServer>,
-) -> Result<ServerResult, ErrorData> {
-    let result = match request {
+) -> impl Future<Output = Result<ServerResult, ErrorData>> + Send + 'static {
+    type Answer = Result<ServerResult, ErrorData>;
+    let answer = match request {
         ClientRequest::CallToolRequest(call) => {
             let declared_tasks = declared_capabilities(&context)
                 .is_some_and(|capabilities| capabilities.supports_tasks());
-            let response = server.call_tool(call.params, context).await?;
-            // SEP-2663, as rmcp checks it: no task for a client that cannot read one.
-            if matches!(response, CallToolResponse::Task(_)) && !declared_tasks {
-                return Err(ErrorData::missing_required_client_capability(
-                    ClientCapabilities::builder().enable_tasks().build(),
-                ));
-            }
-            Ok(ServerResult::from(response))
+            let calling = server.calling_tool(call.params, context);
+            Either::Left(Either::Left(calling.map(move |response| {
+                let response = response?;
+                // SEP-2663, as rmcp checks it: no task for a client that cannot read one.
+                if matches!(response, CallToolResponse::Task(_)) && !declared_tasks {
+                    return Err(ErrorData::missing_required_client_capability(
+                        ClientCapabilities::builder().enable_tasks().build(),
+                    ));
+                }
+                Ok(ServerResult::from(response))
+            })))
         }
-        ClientRequest::GetPromptRequest(get) => server
-            .get_prompt(get.params, context)
-            .await
-            .map(ServerResult::from),
-        ClientRequest::ReadResourceRequest(read) => server
-            .read_resource(read.params, context)
-            .await
-            .map(ServerResult::from),
-        // Boxed: rmcp's dispatch future is kilobytes, and the common path above
-        // would carry it too.
-        other => return Box::pin(server.handle_request(other, context)).await,
+        ClientRequest::GetPromptRequest(get) => Either::Left(Either::Right(
+            server
+                .getting_prompt(get.params, context)
+                .map(|response| response.map(ServerResult::from)),
+        )),
+        ClientRequest::ReadResourceRequest(read) => Either::Right(
+            server
+                .reading_resource(read.params, context)
+                .map(|response| response.map(ServerResult::from)),
+        ),
+        // Boxed, and not checked below (rmcp's dispatch makes its own checks): its future
+        // is kilobytes, and the common path above would carry it too.
+        other => {
+            let dispatched: BoxFuture<'static, Answer> =
+                Box::pin(async move { server.handle_request(other, context).await });
+            return Either::Right(dispatched);
+        }
     };
-    result
-        .map(|mut result| {
-            result.fill_missing_cache_hints();
-            result
-        })
-        .map_err(|mut error| {
-            if error.code == ErrorCode::RESOURCE_NOT_FOUND {
-                error.code = ErrorCode::INVALID_PARAMS;
-            }
-            error
-        })
+    Either::Left(answer.map(|answer: Answer| {
+        answer
+            .map(|mut result| {
+                result.fill_missing_cache_hints();
+                result
+            })
+            .map_err(|mut error| {
+                if error.code == ErrorCode::RESOURCE_NOT_FOUND {
+                    error.code = ErrorCode::INVALID_PARAMS;
+                }
+                error
+            })
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The request's answer, then its response: the body's bytes go back to the budget
+    /// once the answer is made; a server that stops first answers an internal error; a
+    /// response made is made once.
+    #[tokio::test]
+    async fn a_response_follows_its_answer_or_the_servers_stop() {
+        use super::super::budget::BodyBudget;
+        use futures::FutureExt as _;
+        let budget = BodyBudget::new(1024);
+        let answering = |cancel: &CancellationToken| {
+            let mut held = budget.reservation();
+            assert!(held.cover(100));
+            Answering {
+                id: RequestId::Number(7),
+                held,
+                cancel: cancel.clone(),
+            }
+        };
+        let body = |response: Response| async move {
+            let status = response.status();
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            (
+                status,
+                serde_json::from_slice::<serde_json::Value>(&bytes).unwrap(),
+            )
+        };
+
+        let cancel = CancellationToken::new();
+        let (answer, answered) = futures::channel::oneshot::channel::<()>();
+        let handled = async move {
+            answered.await.unwrap();
+            Ok(ServerResult::empty(()))
+        };
+        let mut responding = Box::pin(answering(&cancel).respond(handled));
+        assert!((&mut responding).now_or_never().is_none());
+        assert_eq!(budget.held(), 100, "held while the answer is being made");
+        answer.send(()).unwrap();
+        let (status, json) = body(responding.as_mut().now_or_never().unwrap()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(json["id"], 7);
+        assert_eq!(json["result"], serde_json::json!({}));
+        assert_eq!(budget.held(), 0, "given back once the answer is made");
+        // Polled again, it makes nothing more (and does not poll the finished answer).
+        assert!(responding.as_mut().now_or_never().is_none());
+
+        let cancel = CancellationToken::new();
+        let never = std::future::pending::<Result<ServerResult, ErrorData>>();
+        let mut responding = Box::pin(answering(&cancel).respond(never));
+        assert!((&mut responding).now_or_never().is_none());
+        cancel.cancel();
+        let stopped = responding.as_mut().now_or_never();
+        let (status, json) = body(stopped.expect("answered once the server stops")).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(json["id"], 7);
+        assert_eq!(json["error"]["code"], ErrorCode::INTERNAL_ERROR.0);
+        assert_eq!(
+            json["error"]["message"],
+            "the server stopped before the request was answered"
+        );
+    }
 
     #[test]
     fn the_envelope_reads_what_the_gate_reads() {
