@@ -531,24 +531,55 @@ impl Mrtr {
     }
 
     /// Serves one presentation of a round whose machine never continues as a task.
-    pub(crate) async fn serve<M>(
-        &self,
-        machine: &M,
-        request: MrtrRequest<'_>,
-    ) -> Result<RoundReply<M::Output>, ErrorData>
+    ///
+    /// Not an `async fn`: the presentation is opened at once, so the future keeps only
+    /// the opened round (and, with a ledger, its boxed claim), not the request as well.
+    pub(crate) fn serve<'a, M>(
+        &'a self,
+        machine: &'a M,
+        request: MrtrRequest<'a>,
+    ) -> impl Future<Output = Result<RoundReply<M::Output>, ErrorData>> + Send + 'a
     where
         M: Machine + ?Sized,
         M::Output: Serialize + DeserializeOwned + WithServerInfo,
     {
-        let mut pass = match self.begin(machine.descriptor(), request).await {
-            Ok(Begun::Run(pass)) => pass,
-            Ok(Begun::Replayed(recorded)) => return Self::replayed(&recorded),
-            Err((error, _)) => return Err(error),
+        let begun = match self.open(machine.descriptor(), request) {
+            Opened::Ready(begun) => begun,
+            Opened::Claim(claiming) => {
+                return Either::Right(Box::pin(async move {
+                    match self.claimed(claiming).await {
+                        Ok(Begun::Run(pass)) => self.run(machine, pass).await,
+                        Ok(Begun::Replayed(recorded)) => Self::replayed(&recorded),
+                        Err((error, _)) => Err(error),
+                    }
+                }));
+            }
         };
-        let (input, held) = pass.round_input(&self.states, self.limits());
-        let outcome = self.renewing(held, step_round(machine, input)).await;
-        let reply = self.reply(&mut pass, outcome);
-        self.conclude(pass, reply)
+        Either::Left(match begun {
+            Ok(Begun::Run(pass)) => Either::Left(self.run(machine, pass)),
+            Ok(Begun::Replayed(recorded)) => {
+                Either::Right(std::future::ready(Self::replayed(&recorded)))
+            }
+            Err((error, _)) => Either::Right(std::future::ready(Err(error))),
+        })
+    }
+
+    /// Runs an opened (and, with a ledger, claimed) round: its step, then its reply.
+    fn run<'a, M>(
+        &'a self,
+        machine: &'a M,
+        mut pass: Pass<'a>,
+    ) -> impl Future<Output = Result<RoundReply<M::Output>, ErrorData>> + Send + 'a
+    where
+        M: Machine + ?Sized,
+        M::Output: Serialize + DeserializeOwned + WithServerInfo,
+    {
+        async move {
+            let (input, held) = pass.round_input(&self.states, self.limits());
+            let outcome = self.renewing(held, step_round(machine, input)).await;
+            let reply = self.reply(&mut pass, outcome);
+            self.conclude(pass, reply)
+        }
     }
 
     /// Serves one presentation without a ledger or stamps, also returning why a

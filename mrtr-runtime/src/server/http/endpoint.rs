@@ -6,6 +6,7 @@
 //! the service beneath it for every request, and boxes it.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -13,7 +14,7 @@ use axum::body::Body;
 use axum::response::{IntoResponse as _, Response};
 use bytes::Bytes;
 use futures::FutureExt as _;
-use futures::future::BoxFuture;
+use futures::future::{BoxFuture, Either};
 use http::{StatusCode, header};
 use http_body_util::Limited;
 
@@ -92,22 +93,23 @@ impl McpEndpoint {
         }
     }
 
-    async fn serve(self, request: axum::extract::Request) -> Response {
-        let response = self.checked(request).await;
-        gate::outer_errors(response).await
-    }
-
-    async fn checked(&self, request: axum::extract::Request) -> Response {
+    /// The token check (when the server requires auth), then the gate. Not an `async fn`:
+    /// its future would keep the request once more.
+    fn checked(
+        &self,
+        request: axum::extract::Request,
+    ) -> impl Future<Output = Response> + Send + '_ {
         let Inner { gate, next, .. } = &*self.0;
         #[cfg(feature = "auth")]
         if let Some(guard) = &self.0.guard {
             let next = next.clone();
-            return super::auth::authenticate(guard, request, |request| {
-                gate::gate(gate, request, next)
-            })
-            .await;
+            let authenticated: BoxFuture<'_, Response> =
+                Box::pin(super::auth::authenticate(guard, request, |request| {
+                    gate::gate(gate, request, next)
+                }));
+            return Either::Left(authenticated);
         }
-        gate::gate(gate, request, next.clone()).await
+        Either::<BoxFuture<'_, Response>, _>::Right(gate::gate(gate, request, next.clone()))
     }
 }
 
@@ -159,7 +161,10 @@ impl McpEndpoint {
             });
         }
         let request = request.map(|body| Body::new(Limited::new(body, max)));
-        Box::pin(this.serve(request))
+        Box::pin(async move {
+            let response = this.checked(request).await;
+            gate::outer_errors(response).await
+        })
     }
 }
 

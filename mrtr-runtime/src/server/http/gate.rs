@@ -10,6 +10,7 @@
 //! long-lived streams (GET streams, pending legacy calls) take a place in their own
 //! budget and hand their connection slot back.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use bytes::Bytes;
 use futures::StreamExt;
+use futures::future::{BoxFuture, Either};
 use http::{HeaderValue, Method, StatusCode, header};
 use http_body_util::BodyExt;
 use rmcp::ErrorData;
@@ -94,76 +96,98 @@ const LIMIT_REACHED: ErrorCode = ErrorCode(-32000);
 const EMPTY_ELICITATION_ID: &[u8] = br#""elicitationId":"""#;
 
 /// Answers `request`, or lets rmcp (`next`) answer it.
-pub(super) async fn gate(gate: &Gate, request: Request, next: Next) -> Response {
+///
+/// The checks on the head run at once; the future is the rest (not an `async fn`, whose
+/// future would keep the request twice besides the parts it is split into).
+pub(super) fn gate(
+    gate: &Gate,
+    request: Request,
+    next: Next,
+) -> impl Future<Output = Response> + Send + '_ {
     let session = match single_headers(&request) {
         Ok(session) => session,
-        Err(refusal) => return refusal,
+        Err(refusal) => return Either::Left(std::future::ready(refusal)),
     };
     if request.method() != Method::POST {
         // Boxed, as every branch a stateless request does not take: the future of each
         // request is as large as its largest branch.
-        return Box::pin(not_a_post(gate, session, request, next)).await;
+        let other: BoxFuture<'_, Response> = Box::pin(not_a_post(gate, session, request, next));
+        return Either::Right(Either::Left(other));
     }
     if !is_json(request.headers()) {
-        return error_response(
+        return Either::Left(std::future::ready(error_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             None,
             ErrorCode::INVALID_REQUEST,
             "Content-Type must be application/json".into(),
-        );
+        )));
     }
-    let (mut parts, body) = request.into_parts();
-    let (body, held) = match read_body(gate.limits, &gate.bodies, &parts.headers, body).await {
-        Ok(read) => read,
-        Err(refusal) => return refusal,
-    };
-    // The one parse of the body; what it does not understand, the envelope check words.
-    let envelope = Envelope::parse(&body);
-    let (id, method) = match envelope.as_ref().and_then(Envelope::id_and_method) {
-        Some(checked) => checked,
-        None => match check_envelope(&body) {
-            Ok(checked) => checked,
+    let (parts, body) = request.into_parts();
+    Either::Right(Either::Right(posted(gate, session, parts, body, next)))
+}
+
+/// A JSON POST: its body read, its envelope checked, then served. An `async` block, not
+/// an `async fn`: those keep each parameter twice.
+fn posted(
+    gate: &Gate,
+    session: Option<String>,
+    mut parts: http::request::Parts,
+    body: Body,
+    next: Next,
+) -> impl Future<Output = Response> + Send + '_ {
+    async move {
+        let (body, held) = match read_body(gate.limits, &gate.bodies, &parts.headers, body).await {
+            Ok(read) => read,
             Err(refusal) => return refusal,
-        },
-    };
-    // Held until the response is made: the caller's place under its in-flight cap.
-    let in_flight = match gate.in_flight.admit(&mut parts) {
-        Ok(permit) => permit,
-        Err(refusal) => return refused(refusal, id),
-    };
-    let legacy = gate
-        .legacy
-        .as_ref()
-        .filter(|_| session.is_some() || method.as_deref() == Some("initialize"));
-    let Some(legacy) = legacy else {
-        // Stateless: natively when the server answers it itself, else through rmcp.
-        let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
-        if let Some(prepared) = native {
-            // The request is read into its own types: the body's bytes go now, not when
-            // the round ends (the reservation stays with the request until its answer).
-            drop(body);
-            let serving = gate.stateless.serve(prepared, parts, held);
-            return detached(&gate.detached_work, serving, in_flight).await;
-        }
-        // The bytes stay in the budget until rmcp has read and dropped the body.
+        };
+        // The one parse of the body; what it does not understand, the envelope check words.
+        let envelope = Envelope::parse(&body);
+        let (id, method) = match envelope.as_ref().and_then(Envelope::id_and_method) {
+            Some(checked) => checked,
+            None => match check_envelope(&body) {
+                Ok(checked) => checked,
+                Err(refusal) => return refusal,
+            },
+        };
+        // Held until the response is made: the caller's place under its in-flight cap.
+        let in_flight = match gate.in_flight.admit(&mut parts) {
+            Ok(permit) => permit,
+            Err(refusal) => return refused(refusal, id),
+        };
+        let legacy = gate
+            .legacy
+            .as_ref()
+            .filter(|_| session.is_some() || method.as_deref() == Some("initialize"));
+        let Some(legacy) = legacy else {
+            // Stateless: natively when the server answers it itself, else through rmcp.
+            let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
+            if let Some(prepared) = native {
+                // The request is read into its own types: the body's bytes go now, not when
+                // the round ends (the reservation stays with the request until its answer).
+                drop(body);
+                let serving = gate.stateless.serve(prepared, parts, held);
+                return detached(&gate.detached_work, serving, in_flight).await;
+            }
+            // The bytes stay in the budget until rmcp has read and dropped the body.
+            let request = Request::from_parts(parts, held_body(body, held));
+            let serving = Box::pin(next.run(request));
+            let response = detached(&gate.detached_work, serving, in_flight).await;
+            return Box::pin(jsonrpc_errors(response, id)).await;
+        };
+        drop(envelope);
         let request = Request::from_parts(parts, held_body(body, held));
-        let serving = Box::pin(next.run(request));
-        let response = detached(&gate.detached_work, serving, in_flight).await;
-        return Box::pin(jsonrpc_errors(response, id)).await;
-    };
-    drop(envelope);
-    let request = Request::from_parts(parts, held_body(body, held));
-    match &session {
-        Some(session) => Box::pin(on_session(legacy, session, request, next, id, method)).await,
-        None => {
-            let (mut parts, body) = request.into_parts();
-            let seat = match legacy.sessions.admit(legacy.owner(&mut parts)) {
-                Ok(seat) => seat,
-                Err(refusal) => return refused(refusal, id),
-            };
-            let request = Request::from_parts(parts, body);
-            let response = Box::pin(sessions::opening(seat, next.run(request))).await;
-            Box::pin(jsonrpc_errors(response, id)).await
+        match &session {
+            Some(session) => Box::pin(on_session(legacy, session, request, next, id, method)).await,
+            None => {
+                let (mut parts, body) = request.into_parts();
+                let seat = match legacy.sessions.admit(legacy.owner(&mut parts)) {
+                    Ok(seat) => seat,
+                    Err(refusal) => return refused(refusal, id),
+                };
+                let request = Request::from_parts(parts, body);
+                let response = Box::pin(sessions::opening(seat, next.run(request))).await;
+                Box::pin(jsonrpc_errors(response, id)).await
+            }
         }
     }
 }
