@@ -564,7 +564,9 @@ impl Mrtr {
         })
     }
 
-    /// Runs an opened (and, with a ledger, claimed) round: its step, then its reply.
+    /// Runs an opened (and, with a ledger, claimed) round: its step, then its reply. An
+    /// `async` block, not an `async fn`, which would keep the round's pass twice.
+    #[allow(clippy::manual_async_fn)]
     fn run<'a, M>(
         &'a self,
         machine: &'a M,

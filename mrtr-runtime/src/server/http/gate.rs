@@ -128,6 +128,7 @@ pub(super) fn gate(
 
 /// A JSON POST: its body read, its envelope checked, then served. An `async` block, not
 /// an `async fn`: those keep each parameter twice.
+#[allow(clippy::manual_async_fn)]
 fn posted(
     gate: &Gate,
     session: Option<String>,
