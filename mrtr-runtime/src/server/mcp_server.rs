@@ -308,7 +308,9 @@ impl<F> McpServer<F> {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Option<rmcp::model::ProtocolVersion> {
-        if !self.inner.legacy.enabled {
+        // A request the native path checked (it left its capabilities) is 2026-07-28+.
+        if !self.inner.legacy.enabled || context.extensions.get::<DeclaredCapabilities>().is_some()
+        {
             return None;
         }
         context.protocol_version().filter(|version| {
@@ -348,7 +350,8 @@ impl<F> McpServer<F> {
 
 /// The client capabilities a request's `_meta` declares, as the native HTTP path decoded
 /// them when it checked the request: kept in the request's extensions so that a request
-/// decodes them once, not at every place that asks.
+/// decodes them once, not at every place that asks. Only the native path leaves them, and
+/// only on a 2026-07-28+ request (its version checked against the header and `_meta`).
 #[derive(Clone)]
 pub(crate) struct DeclaredCapabilities(pub(crate) ClientCapabilities);
 

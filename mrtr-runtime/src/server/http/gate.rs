@@ -693,7 +693,10 @@ fn is_request_level_error(bytes: &[u8]) -> bool {
 /// Removes `"elicitationId": ""` from the URL-mode elicitations of an `input_required`
 /// result; anything else is returned unchanged.
 pub(super) fn without_empty_elicitation_ids(bytes: Bytes) -> Bytes {
-    if memchr::memmem::find(&bytes, EMPTY_ELICITATION_ID).is_none() {
+    // The searcher is made once: making it costs more than searching a reply.
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(EMPTY_ELICITATION_ID));
+    if FINDER.find(&bytes).is_none() {
         return bytes;
     }
     let Ok(mut message) = serde_json::from_slice::<Value>(&bytes) else {

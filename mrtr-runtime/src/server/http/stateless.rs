@@ -67,6 +67,9 @@ static MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-
 static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
+/// Where a 2026-07-28 request's `_meta` names its protocol version.
+const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
 /// What `Mcp-Name` starts with when its value is Base64-encoded (SEP-2243).
 const BASE64_HEADER_PREFIX: &str = "=?base64?";
 
@@ -222,8 +225,13 @@ impl Stateless {
         let request = typed_request(method, envelope.params)?;
         // The `_meta` keys 2026-07-28 requires (rmcp's `missing_required_keys`), each decoded
         // once: the capabilities go on with the request.
+        // Compared as the string it is (rmcp's read takes any string as it is), not decoded.
         let meta = request.get_meta();
-        if meta.protocol_version()?.as_str() != version {
+        if meta
+            .get(PROTOCOL_VERSION_META_KEY)
+            .and_then(serde_json::Value::as_str)
+            != Some(version)
+        {
             return None;
         }
         let capabilities = meta.client_capabilities()?;
@@ -331,16 +339,18 @@ fn written(message: &ServerJsonRpcMessage) -> Response {
         },
         _ => StatusCode::OK,
     };
+    // Only a reply that asks carries elicitations, and so absent elicitation ids to drop.
     let body = match message {
         JsonRpcMessage::Response(JsonRpcResponse {
             id,
             result: ServerResult::InputRequiredResult(result),
             ..
-        }) => serde_json::to_vec(&AskingReply { id, result }),
-        _ => serde_json::to_vec(message),
+        }) => serde_json::to_vec(&AskingReply { id, result })
+            .map(|body| without_empty_elicitation_ids(Bytes::from(body))),
+        _ => serde_json::to_vec(message).map(Bytes::from),
     };
     match body {
-        Ok(body) => json_response(status, without_empty_elicitation_ids(Bytes::from(body))),
+        Ok(body) => json_response(status, body),
         Err(error) => error_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             None,
@@ -526,16 +536,18 @@ fn sole<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h str> {
 fn accepts_json_and_event_stream(headers: &HeaderMap) -> bool {
     let (mut json, mut event_stream) = (false, false);
     for value in headers.get_all(header::ACCEPT) {
-        let Ok(value) = value.to_str() else {
+        let value = value.as_bytes();
+        // Visible ASCII only (what `HeaderValue::to_str` takes), and no parameters or
+        // quoted strings: one pass over the bytes.
+        if value.iter().any(|&byte| {
+            matches!(byte, b';' | b'"') || !(byte == b'\t' || (32..127).contains(&byte))
+        }) {
             return false;
-        };
-        for entry in value.split(',') {
-            if entry.contains([';', '"']) {
-                return false;
-            }
-            let essence = entry.trim();
-            json |= essence.eq_ignore_ascii_case("application/json");
-            event_stream |= essence.eq_ignore_ascii_case("text/event-stream");
+        }
+        for entry in value.split(|&byte| byte == b',') {
+            let essence = entry.trim_ascii();
+            json |= essence.eq_ignore_ascii_case(b"application/json");
+            event_stream |= essence.eq_ignore_ascii_case(b"text/event-stream");
         }
     }
     json && event_stream
@@ -1053,6 +1065,18 @@ mod tests {
         assert!(!with("application/json"));
         assert!(!with("*/*"));
         assert!(!with("application/json;q=0, text/event-stream"));
+        assert!(!with("\"application/json\", text/event-stream"));
+        assert!(with("application/json,\ttext/event-stream "));
+        // Across several Accept headers, as rmcp reads them.
+        let mut headers = HeaderMap::new();
+        headers.append(header::ACCEPT, http::HeaderValue::from_static("application/json"));
+        headers.append(header::ACCEPT, http::HeaderValue::from_static("text/event-stream"));
+        assert!(accepts_json_and_event_stream(&headers));
+        // A value that is not visible ASCII is not read at all.
+        let mut headers = HeaderMap::new();
+        let odd = b"application/json, text/event-stream, \xe9";
+        headers.insert(header::ACCEPT, http::HeaderValue::from_bytes(odd).unwrap());
+        assert!(!accepts_json_and_event_stream(&headers));
     }
 
     #[test]
