@@ -1069,8 +1069,14 @@ mod tests {
         assert!(with("application/json,\ttext/event-stream "));
         // Across several Accept headers, as rmcp reads them.
         let mut headers = HeaderMap::new();
-        headers.append(header::ACCEPT, http::HeaderValue::from_static("application/json"));
-        headers.append(header::ACCEPT, http::HeaderValue::from_static("text/event-stream"));
+        headers.append(
+            header::ACCEPT,
+            http::HeaderValue::from_static("application/json"),
+        );
+        headers.append(
+            header::ACCEPT,
+            http::HeaderValue::from_static("text/event-stream"),
+        );
         assert!(accepts_json_and_event_stream(&headers));
         // A value that is not visible ASCII is not read at all.
         let mut headers = HeaderMap::new();
