@@ -200,23 +200,7 @@ impl Routes {
     /// The answer to one request of a connection.
     pub(super) fn answer(&self, mut request: http::Request<hyper::body::Incoming>) -> Answering {
         if self.literal && request.uri().path() == &*self.path {
-            // Kept out of any log that prints request headers, as the router's layer does.
-            for name in [
-                header::AUTHORIZATION,
-                header::PROXY_AUTHORIZATION,
-                header::COOKIE,
-            ] {
-                // Looked up first: most requests carry none of them, and `entry` costs more.
-                if !request.headers().contains_key(&name) {
-                    continue;
-                }
-                if let http::header::Entry::Occupied(mut values) = request.headers_mut().entry(name)
-                {
-                    values
-                        .iter_mut()
-                        .for_each(|value| value.set_sensitive(true));
-                }
-            }
+            credentials_kept_out_of_logs(request.headers_mut());
             return self.endpoint.answer(request).map(Ok);
         }
         let router = self.router.clone();
@@ -227,5 +211,57 @@ impl Routes {
             }
         });
         routed.map(Ok)
+    }
+}
+
+/// Marks the credential headers sensitive, so that no log printing request headers shows
+/// them (what the router's `SetSensitiveRequestHeadersLayer` does for the other paths).
+fn credentials_kept_out_of_logs(headers: &mut http::HeaderMap) {
+    for name in [
+        header::AUTHORIZATION,
+        header::PROXY_AUTHORIZATION,
+        header::COOKIE,
+    ] {
+        // Looked up first: most requests carry none of them, and `entry` costs more.
+        if !headers.contains_key(&name) {
+            continue;
+        }
+        if let http::header::Entry::Occupied(mut values) = headers.entry(name) {
+            values
+                .iter_mut()
+                .for_each(|value| value.set_sensitive(true));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    #[test]
+    fn every_credential_value_is_marked_sensitive_and_nothing_else() {
+        let mut headers = http::HeaderMap::new();
+        headers.append(header::AUTHORIZATION, HeaderValue::from_static("Bearer a"));
+        headers.append(header::AUTHORIZATION, HeaderValue::from_static("Bearer b"));
+        headers.append(header::COOKIE, HeaderValue::from_static("session=1"));
+        headers.append(
+            header::PROXY_AUTHORIZATION,
+            HeaderValue::from_static("Basic c"),
+        );
+        headers.append(header::ACCEPT, HeaderValue::from_static("application/json"));
+        credentials_kept_out_of_logs(&mut headers);
+        for name in [
+            header::AUTHORIZATION,
+            header::COOKIE,
+            header::PROXY_AUTHORIZATION,
+        ] {
+            assert!(
+                headers.get_all(&name).iter().all(HeaderValue::is_sensitive),
+                "{name}"
+            );
+        }
+        assert_eq!(headers.get_all(header::AUTHORIZATION).iter().count(), 2);
+        assert!(!headers[header::ACCEPT].is_sensitive());
     }
 }
