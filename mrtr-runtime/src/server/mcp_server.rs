@@ -339,8 +339,7 @@ impl<F> McpServer<F> {
     /// The server's tasks, when the request may use them: the server has task tools and
     /// this request declared the extension (never a legacy session's request).
     pub(super) fn tasks_for(&self, context: &RequestContext<RoleServer>) -> Option<&Arc<Tasks>> {
-        let declared = declared_capabilities(context)
-            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let declared = declares_tasks(context);
         self.inner
             .tasks
             .as_ref()
@@ -363,6 +362,17 @@ pub(crate) fn declared_capabilities(
     match context.extensions.get::<DeclaredCapabilities>() {
         Some(declared) => Some(declared.0.clone()),
         None => context.client_capabilities(),
+    }
+}
+
+/// Whether `context` declares the tasks extension (read in place on the native path, not
+/// cloned).
+pub(crate) fn declares_tasks(context: &RequestContext<RoleServer>) -> bool {
+    match context.extensions.get::<DeclaredCapabilities>() {
+        Some(declared) => declared.0.supports_tasks(),
+        None => context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks()),
     }
 }
 

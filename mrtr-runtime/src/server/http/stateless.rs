@@ -49,7 +49,7 @@ use super::asking::AskingReply;
 use super::budget::Reservation;
 use super::gate::{error_response, json_response, without_empty_elicitation_ids};
 use super::inflight::Principals;
-use crate::server::mcp_server::{DeclaredCapabilities, declared_capabilities};
+use crate::server::mcp_server::{DeclaredCapabilities, declares_tasks};
 use crate::server::{McpServer, NoFallback};
 
 /// The target rmcp logs requests under: the native path logs its requests there too, so
@@ -769,8 +769,7 @@ fn handle<F: ServerHandler + Send + Sync + 'static>(
     type Answer = Result<ServerResult, ErrorData>;
     let answer = match request {
         ClientRequest::CallToolRequest(call) => {
-            let declared_tasks = declared_capabilities(&context)
-                .is_some_and(|capabilities| capabilities.supports_tasks());
+            let declared_tasks = declares_tasks(&context);
             let calling = server.calling_tool(call.params, context);
             Either::Left(Either::Left(calling.map(move |response| {
                 let response = response?;
