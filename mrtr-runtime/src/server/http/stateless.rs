@@ -340,14 +340,23 @@ fn written(message: &ServerJsonRpcMessage) -> Response {
         _ => StatusCode::OK,
     };
     // Only a reply that asks carries elicitations, and so absent elicitation ids to drop.
+    // The buffer starts at about a reply's size: grown from serde_json's 128 bytes, it
+    // would be copied over and again while it is written.
     let body = match message {
         JsonRpcMessage::Response(JsonRpcResponse {
             id,
             result: ServerResult::InputRequiredResult(result),
             ..
-        }) => serde_json::to_vec(&AskingReply { id, result })
-            .map(|body| without_empty_elicitation_ids(Bytes::from(body))),
-        _ => serde_json::to_vec(message).map(Bytes::from),
+        }) => {
+            let state = result.request_state.as_ref().map_or(0, String::len);
+            let mut body = Vec::with_capacity(REPLY_BYTES + state);
+            serde_json::to_writer(&mut body, &AskingReply { id, result })
+                .map(|()| without_empty_elicitation_ids(Bytes::from(body)))
+        }
+        _ => {
+            let mut body = Vec::with_capacity(REPLY_BYTES);
+            serde_json::to_writer(&mut body, message).map(|()| Bytes::from(body))
+        }
     };
     match body {
         Ok(body) => json_response(status, body),
@@ -359,6 +368,10 @@ fn written(message: &ServerJsonRpcMessage) -> Response {
         ),
     }
 }
+
+/// What a reply's buffer starts with (besides the `requestState` it carries): most
+/// replies fit, and a larger one grows it.
+const REPLY_BYTES: usize = 1024;
 
 /// The request types the native path reads, by method.
 fn typed_request(method: &str, params: Option<&RawValue>) -> Option<ClientRequest> {
