@@ -2,6 +2,7 @@
 //! which go to the fallback handler (stamped either way).
 
 use std::future::Future;
+use std::sync::Arc;
 
 use futures::future::Either;
 use rmcp::model::{
@@ -10,14 +11,20 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
+use rmcp::model::{InputRequiredResult, InputResponses, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::errors;
 use super::listing::Listed;
 use super::mcp_server::McpServer;
 use super::registry::ToolMachine;
 use super::registry::merged_page;
+use super::stamp::WithServerInfo;
+use crate::machine::Machine;
+
 /// The halves of `call_tool`, `get_prompt` and `read_resource` (see `call_tool`).
 impl<F: ServerHandler> McpServer<F> {
     // The three below own the server (one reference count): their futures borrow nothing,
@@ -61,16 +68,8 @@ impl<F: ServerHandler> McpServer<F> {
                     request_state,
                     ..
                 } = request;
-                Either::Right(async move {
-                    self.run_machine(
-                        machine,
-                        &context,
-                        arguments.as_ref(),
-                        input_responses,
-                        request_state,
-                    )
-                    .await
-                })
+                let round = (arguments, input_responses, request_state);
+                Either::Right(self.running(machine, context, round))
             }
         }
     }
@@ -94,11 +93,42 @@ impl<F: ServerHandler> McpServer<F> {
                     request_state,
                     ..
                 } = request;
-                Either::Right(async move {
-                    self.run_machine(machine, &context, None, input_responses, request_state)
-                        .await
-                })
+                Either::Right(self.running(
+                    machine,
+                    context,
+                    (None, input_responses, request_state),
+                ))
             }
+        }
+    }
+
+    /// A prompt's or resource's round (its arguments, answers and state), owning the server.
+    /// An `async` block, not an `async fn`, which would keep each parameter twice.
+    #[allow(clippy::manual_async_fn)]
+    fn running<O, R>(
+        self,
+        machine: Arc<dyn Machine<Output = O>>,
+        context: RequestContext<RoleServer>,
+        (arguments, input_responses, request_state): (
+            Option<JsonObject>,
+            Option<InputResponses>,
+            Option<String>,
+        ),
+    ) -> impl Future<Output = Result<R, ErrorData>> + Send + 'static
+    where
+        F: Send + Sync + 'static,
+        O: Send + Sync + 'static + WithServerInfo + Serialize + DeserializeOwned,
+        R: From<O> + From<InputRequiredResult> + Send + 'static,
+    {
+        async move {
+            self.run_machine(
+                machine,
+                &context,
+                arguments.as_ref(),
+                input_responses,
+                request_state,
+            )
+            .await
         }
     }
 
