@@ -550,6 +550,11 @@ fn accepts_json_and_event_stream(headers: &HeaderMap) -> bool {
     let (mut json, mut event_stream) = (false, false);
     for value in headers.get_all(header::ACCEPT) {
         let value = value.as_bytes();
+        // What clients send, word for word (the spec's own example): nothing to take apart.
+        if value == b"application/json, text/event-stream" {
+            (json, event_stream) = (true, true);
+            continue;
+        }
         // Visible ASCII only (what `HeaderValue::to_str` takes), and no parameters or
         // quoted strings: one pass over the bytes.
         if value.iter().any(|&byte| {
