@@ -26,15 +26,12 @@ use rmcp::ErrorData;
 use rmcp::model::{ErrorCode, JsonRpcError, RequestId};
 use serde_json::Value;
 
-use super::budget::{
-    BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated, held_body,
-};
+use super::budget::{BodyBudget, Reservation, SMALL_BODY_BYTES, SMALL_BODY_GRACE, concatenated};
 use super::connections::ConnectionSlot;
-use super::detach::detached;
 use super::endpoint::Next;
 use super::inflight::{self, InFlight, Principals};
 use super::sessions::{self, Owner, Refusal, Sessions, Streams};
-use super::stateless::{Envelope, Stateless};
+use super::stateless::Stateless;
 
 /// The request-level limits the gate enforces.
 #[derive(Debug, Clone, Copy)]
@@ -78,7 +75,7 @@ impl Legacy {
     }
 
     /// The principal the server's resolver finds for a request with these parts.
-    fn owner(&self, parts: &mut http::request::Parts) -> Owner {
+    pub(super) fn owner(&self, parts: &mut http::request::Parts) -> Owner {
         self.principals.owner(parts)
     }
 }
@@ -123,74 +120,9 @@ pub(super) fn gate(
         )));
     }
     let (parts, body) = request.into_parts();
-    Either::Right(Either::Right(posted(gate, session, parts, body, next)))
-}
-
-/// A JSON POST: its body read, its envelope checked, then served. An `async` block, not
-/// an `async fn`: those keep each parameter twice.
-#[allow(clippy::manual_async_fn)]
-fn posted(
-    gate: &Gate,
-    session: Option<String>,
-    mut parts: http::request::Parts,
-    body: Body,
-    next: Next,
-) -> impl Future<Output = Response> + Send + '_ {
-    async move {
-        let (body, held) = match read_body(gate.limits, &gate.bodies, &parts.headers, body).await {
-            Ok(read) => read,
-            Err(refusal) => return refusal,
-        };
-        // The one parse of the body; what it does not understand, the envelope check words.
-        let envelope = Envelope::parse(&body);
-        let (id, method) = match envelope.as_ref().and_then(Envelope::id_and_method) {
-            Some(checked) => checked,
-            None => match check_envelope(&body) {
-                Ok(checked) => checked,
-                Err(refusal) => return refusal,
-            },
-        };
-        // Held until the response is made: the caller's place under its in-flight cap.
-        let in_flight = match gate.in_flight.admit(&mut parts) {
-            Ok(permit) => permit,
-            Err(refusal) => return refused(refusal, id),
-        };
-        let legacy = gate
-            .legacy
-            .as_ref()
-            .filter(|_| session.is_some() || method.as_deref() == Some("initialize"));
-        let Some(legacy) = legacy else {
-            // Stateless: natively when the server answers it itself, else through rmcp.
-            let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
-            if let Some(prepared) = native {
-                // The request is read into its own types: the body's bytes go now, not when
-                // the round ends (the reservation stays with the request until its answer).
-                drop(body);
-                let serving = gate.stateless.serve(prepared, parts, held);
-                return detached(&gate.detached_work, serving, in_flight).await;
-            }
-            // The bytes stay in the budget until rmcp has read and dropped the body.
-            let request = Request::from_parts(parts, held_body(body, held));
-            let serving = Box::pin(next.run(request));
-            let response = detached(&gate.detached_work, serving, in_flight).await;
-            return Box::pin(jsonrpc_errors(response, id)).await;
-        };
-        drop(envelope);
-        let request = Request::from_parts(parts, held_body(body, held));
-        match &session {
-            Some(session) => Box::pin(on_session(legacy, session, request, next, id, method)).await,
-            None => {
-                let (mut parts, body) = request.into_parts();
-                let seat = match legacy.sessions.admit(legacy.owner(&mut parts)) {
-                    Ok(seat) => seat,
-                    Err(refusal) => return refused(refusal, id),
-                };
-                let request = Request::from_parts(parts, body);
-                let response = Box::pin(sessions::opening(seat, next.run(request))).await;
-                Box::pin(jsonrpc_errors(response, id)).await
-            }
-        }
-    }
+    Either::Right(Either::Right(super::posting::posted(
+        gate, session, parts, body, next,
+    )))
 }
 
 /// The `Mcp-Session-Id` the request names; refused when it sends more than one of it or of
@@ -276,7 +208,7 @@ enum Unread {
 /// at once instead of waiting for room, unless it is small and already arriving
 /// ([`SMALL_BODY_BYTES`](super::budget::SMALL_BODY_BYTES)).
 #[allow(clippy::result_large_err)] // as `single_headers`
-async fn read_body(
+pub(super) async fn read_body(
     limits: Limits,
     bodies: &Arc<BodyBudget>,
     headers: &http::HeaderMap,
@@ -364,7 +296,7 @@ async fn read_body(
 
 /// A POST on an existing session: only its owner gets through, and a call that may wait on
 /// the client (a pending legacy call) takes a place in the stream budget.
-async fn on_session(
+pub(super) async fn on_session(
     legacy: &Legacy,
     session: &str,
     request: Request,
@@ -419,7 +351,7 @@ fn ended_meanwhile(sessions: &Sessions, session: &str, response: Response) -> Re
 }
 
 /// A refusal for a bound: 503 for the server's cap, 429 for the caller's own.
-fn refused(refusal: Refusal, id: Option<RequestId>) -> Response {
+pub(super) fn refused(refusal: Refusal, id: Option<RequestId>) -> Response {
     let (status, message) = match refusal {
         Refusal::Server { knob, limit } => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -529,7 +461,7 @@ fn check_message(body: &[u8]) -> Result<Option<RequestId>, Response> {
 
 /// [`check_message`], also returning the method of a request or notification.
 #[allow(clippy::result_large_err)] // the refusal is the response itself
-fn check_envelope(body: &[u8]) -> Result<(Option<RequestId>, Option<String>), Response> {
+pub(super) fn check_envelope(body: &[u8]) -> Result<(Option<RequestId>, Option<String>), Response> {
     let message: Value = serde_json::from_slice(body).map_err(|error| {
         error_response(
             StatusCode::BAD_REQUEST,
@@ -622,7 +554,7 @@ fn closing(mut response: Response) -> Response {
 
 /// rmcp's plain-text error responses become JSON-RPC errors; JSON replies lose an empty
 /// `elicitationId`. Streams pass untouched.
-async fn jsonrpc_errors(response: Response, id: Option<RequestId>) -> Response {
+pub(super) async fn jsonrpc_errors(response: Response, id: Option<RequestId>) -> Response {
     let content_type = response
         .headers()
         .get(header::CONTENT_TYPE)

@@ -68,6 +68,8 @@ mod detach;
 mod endpoint;
 mod gate;
 mod inflight;
+mod posting;
+mod responding;
 mod sessions;
 mod shared_rmcp;
 mod stateless;
