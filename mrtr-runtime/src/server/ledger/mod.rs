@@ -84,6 +84,8 @@
 //! ```
 
 mod contract;
+#[cfg(test)]
+mod fake;
 mod memory;
 pub(crate) mod recording;
 #[cfg(feature = "redis")]

@@ -448,111 +448,10 @@ impl Dock {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
-
-    use futures::future::BoxFuture;
-
-    use super::super::contract::{Claim, ClaimAndRecords, ClaimOutcome, Owner, RoundId};
+    use super::super::fake::Fake;
     use super::super::rounds::{Claimed, DEFAULT_LEASE, DEFAULT_WAIT, Held, Rounds};
     use super::*;
     use crate::machine::ReplayPolicy;
-
-    /// A ledger whose claims carry records: it claims every round and keeps the records
-    /// each claim carried and those written alone (with when). While `hold` is set, a
-    /// claim with records says so on `entered` and waits for a permit of `gate` (none at
-    /// first).
-    struct Carrier {
-        carried: Mutex<Vec<Vec<Vec<u8>>>>,
-        alone: Mutex<Vec<(Vec<u8>, Instant)>>,
-        hold: AtomicBool,
-        gate: Semaphore,
-        entered: tokio::sync::Notify,
-        refuse_records: AtomicBool,
-    }
-
-    impl Default for Carrier {
-        fn default() -> Self {
-            Carrier {
-                carried: Mutex::default(),
-                alone: Mutex::default(),
-                hold: AtomicBool::default(),
-                gate: Semaphore::new(0),
-                entered: tokio::sync::Notify::new(),
-                refuse_records: AtomicBool::default(),
-            }
-        }
-    }
-
-    impl Carrier {
-        fn carried(&self) -> Vec<Vec<Vec<u8>>> {
-            self.carried.lock().unwrap().clone()
-        }
-
-        fn alone(&self) -> Vec<Vec<u8>> {
-            let alone = self.alone.lock().unwrap();
-            alone.iter().map(|(response, _)| response.clone()).collect()
-        }
-    }
-
-    fn responses(outcomes: &[Outcome]) -> Vec<Vec<u8>> {
-        outcomes.iter().map(|o| o.response.clone()).collect()
-    }
-
-    impl RoundLedger for Carrier {
-        fn claim<'a>(&'a self, _: &'a Claim) -> BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
-            Box::pin(async { Ok(ClaimOutcome::Claimed) })
-        }
-        fn renew<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: Duration,
-        ) -> BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { Ok(true) })
-        }
-        fn record<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: &'a [u8],
-        ) -> BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { unreachable!("the recording task writes with record_all") })
-        }
-        fn record_all<'a>(
-            &'a self,
-            outcomes: &'a [Outcome],
-        ) -> BoxFuture<'a, Result<Vec<bool>, LedgerError>> {
-            let now = Instant::now();
-            let mut alone = self.alone.lock().unwrap();
-            alone.extend(responses(outcomes).into_iter().map(|r| (r, now)));
-            Box::pin(async move { Ok(vec![true; outcomes.len()]) })
-        }
-        fn claims_carry_records(&self) -> bool {
-            true
-        }
-        fn claim_with_records<'a>(
-            &'a self,
-            _: &'a Claim,
-            outcomes: &'a [Outcome],
-        ) -> BoxFuture<'a, ClaimAndRecords> {
-            Box::pin(async move {
-                if self.hold.load(Ordering::SeqCst) {
-                    self.entered.notify_one();
-                    drop(self.gate.acquire().await.unwrap());
-                }
-                let records = if self.refuse_records.load(Ordering::SeqCst) {
-                    Err(LedgerError::new("NOPERM psetex"))
-                } else {
-                    self.carried.lock().unwrap().push(responses(outcomes));
-                    Ok(vec![true; outcomes.len()])
-                };
-                ClaimAndRecords {
-                    claim: Ok(ClaimOutcome::Claimed),
-                    records,
-                }
-            })
-        }
-    }
 
     async fn claimed(rounds: &Rounds, token: &str) -> Claimed {
         rounds
@@ -583,7 +482,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_record_rides_with_the_next_claim() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         // Two rounds run at once and end: their records wait together.
         let (a, b) = (held(&rounds, "a").await, held(&rounds, "b").await);
@@ -606,7 +505,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn records_no_claim_takes_go_out_alone_after_the_carry_wait() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         let a = held(&rounds, "a").await;
         let recorded_at = Instant::now();
@@ -619,7 +518,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         assert_eq!(ledger.alone(), [b"a".to_vec()]);
-        let written_at = ledger.alone.lock().unwrap()[0].1;
+        let written_at = ledger.first_alone_at().unwrap();
         assert!(
             written_at >= recorded_at + CARRY_WAIT,
             "it waited for a claim first"
@@ -629,7 +528,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_flush_writes_parked_records_at_once() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
         until_parked(&rounds).await;
@@ -648,7 +547,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_flush_waits_for_the_records_a_claim_carries() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         ledger.hold.store(true, Ordering::SeqCst);
         let rounds = Arc::new(Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT));
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
@@ -669,7 +568,7 @@ mod tests {
             !flush.is_finished(),
             "the flush waits for the carried records"
         );
-        ledger.gate.add_permits(1);
+        ledger.open();
         assert!(flush.await.unwrap());
         assert_eq!(ledger.carried(), [vec![b"a".to_vec()]]);
         assert!(ledger.alone().is_empty());
@@ -678,7 +577,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_claim_dropped_while_carrying_records_gives_them_back() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         ledger.hold.store(true, Ordering::SeqCst);
         let rounds = Arc::new(Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT));
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
@@ -699,7 +598,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_refused_record_does_not_fail_the_claim_carrying_it() {
         let (logs, _guard) = crate::captured_logs::CapturedLogs::install();
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         ledger.refuse_records.store(true, Ordering::SeqCst);
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
