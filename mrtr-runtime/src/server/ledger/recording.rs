@@ -113,7 +113,7 @@ pub(crate) struct Recorder {
     task: std::sync::Mutex<Option<Task>>,
 }
 
-/// The recording task, ended when the recorder goes.
+/// The recording task, told to write what waits and end when the recorder goes.
 struct Task {
     handle: JoinHandle<()>,
     _stop: DropGuard,
@@ -393,13 +393,15 @@ impl Dock {
 
     /// The recording task: writes the outcomes that are due (all of them when claims carry
     /// none or the server flushes; else those given back, or that waited [`CARRY_WAIT`]),
-    /// and sleeps until the next is due, until `stop`.
+    /// and sleeps until the next is due. Once `stop`ped (the server has gone), it writes
+    /// what still waits, as when the server flushes, and ends.
     async fn recording(self: Arc<Self>, stop: CancellationToken) {
         loop {
             let now = Instant::now();
+            let stopping = stop.is_cancelled();
             let (at_once, oldest) = {
                 let slot = lock(&self.slot);
-                let at_once = !self.carries || slot.flushes > 0;
+                let at_once = !self.carries || slot.flushes > 0 || stopping;
                 (at_once, slot.waiting.front().map(|q| q.note.queued_at))
             };
             let due = |note: &Note| at_once || note.returned || note.queued_at + CARRY_WAIT <= now;
@@ -411,17 +413,20 @@ impl Dock {
                 self.settled.notify_waiters();
                 continue;
             }
+            if stopping {
+                return;
+            }
             match oldest {
                 // One waits for a claim: until it is due, unless something is urgent.
                 Some(queued_at) => tokio::select! {
                     () = tokio::time::sleep_until(queued_at + CARRY_WAIT) => {}
                     () = self.urgent.notified() => {}
-                    () = stop.cancelled() => return,
+                    () = stop.cancelled() => {}
                 },
                 None => tokio::select! {
                     () = self.arrived.notified() => {}
                     () = self.urgent.notified() => {}
-                    () = stop.cancelled() => return,
+                    () = stop.cancelled() => {}
                 },
             }
         }
@@ -543,6 +548,25 @@ mod tests {
         until_parked(&rounds).await;
         held(&rounds, "c").await;
         assert_eq!(ledger.carried(), [vec![b"b".to_vec()]]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_server_dropped_without_a_flush_still_writes_what_waits() {
+        let ledger = Arc::new(Fake::carrier());
+        let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
+        rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
+        until_parked(&rounds).await;
+        let before = Instant::now();
+        drop(rounds);
+        for _ in 0..1_000 {
+            if !ledger.alone().is_empty() {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(ledger.alone(), [b"a".to_vec()]);
+        // At once, not after the carry wait (the paused clock would have moved to it).
+        assert_eq!(Instant::now(), before);
     }
 
     #[tokio::test]
