@@ -127,7 +127,7 @@ pub(super) struct Dock {
     /// Whether claims carry records: records then wait [`CARRY_WAIT`] for one.
     carries: bool,
     slot: std::sync::Mutex<Slot>,
-    /// The dock was empty and is not any more (the task sleeps on this while it is empty).
+    /// A record arrived while the task was idle.
     arrived: Notify,
     /// Something is to be written at once: a flush, records given back, or (when claims
     /// carry none) any record.
@@ -143,6 +143,10 @@ struct Slot {
     writing: usize,
     /// Flushes under way: records are then written at once.
     flushes: usize,
+    /// The recording task sleeps until a record arrives (on `arrived`): the dock stayed
+    /// empty for a whole [`CARRY_WAIT`]. Under load it ticks on its timer instead, so a
+    /// record queued does not wake it (a wake-up per round, another thread's at that).
+    idle: bool,
 }
 
 impl Slot {
@@ -303,7 +307,7 @@ impl Recorder {
             returned: false,
             _bytes: bytes,
         };
-        let was_empty = {
+        let idle = {
             let mut slot = lock(&self.dock.slot);
             if slot.waiting.len() >= RECORD_QUEUE {
                 drop(slot);
@@ -311,12 +315,12 @@ impl Recorder {
                 return;
             }
             slot.waiting.push_back(Queued { outcome, note });
-            slot.waiting.len() == 1
+            std::mem::take(&mut slot.idle)
         };
         self.start_task();
         if !self.dock.carries {
             self.dock.urgent.notify_one();
-        } else if was_empty {
+        } else if idle {
             self.dock.arrived.notify_one();
         }
     }
@@ -396,6 +400,8 @@ impl Dock {
     /// and sleeps until the next is due. Once `stop`ped (the server has gone), it writes
     /// what still waits, as when the server flushes, and ends.
     async fn recording(self: Arc<Self>, stop: CancellationToken) {
+        // The dock has been empty since the last tick.
+        let mut quiet = false;
         loop {
             let now = Instant::now();
             let stopping = stop.is_cancelled();
@@ -411,23 +417,45 @@ impl Dock {
                 drop(notes);
                 lock(&self.slot).writing -= 1;
                 self.settled.notify_waiters();
+                quiet = false;
                 continue;
             }
             if stopping {
                 return;
             }
-            match oldest {
+            let until = match oldest {
                 // One waits for a claim: until it is due, unless something is urgent.
-                Some(queued_at) => tokio::select! {
-                    () = tokio::time::sleep_until(queued_at + CARRY_WAIT) => {}
-                    () = self.urgent.notified() => {}
-                    () = stop.cancelled() => {}
-                },
-                None => tokio::select! {
-                    () = self.arrived.notified() => {}
-                    () = self.urgent.notified() => {}
-                    () = stop.cancelled() => {}
-                },
+                Some(queued_at) => {
+                    quiet = false;
+                    queued_at + CARRY_WAIT
+                }
+                // Empty: one more tick, as under load a record comes within it...
+                None if !quiet => {
+                    quiet = true;
+                    now + CARRY_WAIT
+                }
+                // ... else idle until one does.
+                None => {
+                    {
+                        let mut slot = lock(&self.slot);
+                        if !slot.waiting.is_empty() {
+                            continue;
+                        }
+                        slot.idle = true;
+                    }
+                    tokio::select! {
+                        () = self.arrived.notified() => {}
+                        () = self.urgent.notified() => {}
+                        () = stop.cancelled() => {}
+                    }
+                    quiet = false;
+                    continue;
+                }
+            };
+            tokio::select! {
+                () = tokio::time::sleep_until(until) => {}
+                () = self.urgent.notified() => {}
+                () = stop.cancelled() => {}
             }
         }
     }
@@ -529,6 +557,36 @@ mod tests {
             "it waited for a claim first"
         );
         assert!(ledger.carried().is_empty());
+    }
+
+    /// Records a claim takes do not go out alone; once the dock stayed empty a whole carry
+    /// wait, the recording task idles, and the next record wakes it.
+    #[tokio::test(start_paused = true)]
+    async fn the_recording_task_idles_when_claims_take_everything_and_wakes_for_the_next() {
+        let ledger = Arc::new(Fake::carrier());
+        let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
+        rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
+        until_parked(&rounds).await;
+        held(&rounds, "b").await;
+        assert_eq!(ledger.carried(), [vec![b"a".to_vec()]]);
+        // The task ticks once more, then idles.
+        tokio::time::sleep(CARRY_WAIT * 4).await;
+        assert!(lock(&rounds.recorder.dock.slot).idle);
+        let c = held(&rounds, "c").await;
+        let recorded_at = Instant::now();
+        rounds.record(c, Some(b"c".to_vec()));
+        assert!(
+            !lock(&rounds.recorder.dock.slot).idle,
+            "the record wakes it"
+        );
+        for _ in 0..1_000 {
+            if !ledger.alone().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(ledger.alone(), [b"c".to_vec()]);
+        assert!(ledger.first_alone_at().unwrap() >= recorded_at + CARRY_WAIT);
     }
 
     #[tokio::test(start_paused = true)]
