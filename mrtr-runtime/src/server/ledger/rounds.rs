@@ -1,10 +1,10 @@
 //! The server's side of the ledger: claim a round before it runs, keep its lease while it
 //! runs, record its outcome, and answer duplicates.
 //!
-//! A reply does not wait for its record: [`Rounds::record`] hands the outcome to the
-//! server's recording task (see [`recording`](super::recording)), which writes it after
-//! the reply, in a claim's round trip when the ledger's claims can carry records
-//! ([`Rounds::claim`] hands them the records waiting), on its own otherwise. Until a record
+//! A reply does not wait for its record: [`Rounds::record`] queues the outcome (see
+//! [`recording`](super::recording)), to be written after the reply, in a claim's round trip
+//! when the ledger's claims can carry records ([`Rounds::claim`] takes the records
+//! waiting), else by the server's recording task. Until a record
 //! lands, a presentation of its round finds it in progress and waits, as while the round
 //! ran.
 
@@ -220,8 +220,8 @@ impl Rounds {
         }
     }
 
-    /// Hands the outcome of a round this presentation ran to the recording task; the
-    /// reply goes out without waiting for it.
+    /// Queues the outcome of a round this presentation ran to be recorded; the reply goes
+    /// out without waiting for it.
     pub(crate) fn record(&self, held: Held, response: Option<Vec<u8>>) {
         let Some(response) = response else {
             tracing::warn!(round = %held.round, "a round's outcome does not encode; not recorded");
@@ -383,7 +383,7 @@ mod tests {
         rounds.record(held(&rounds, "stuck").await, Some(b"stuck".to_vec()));
         assert!(!rounds.flusher().flush(Duration::from_secs(5)).await);
         assert!(ledger.alone().is_empty());
-        // The next outcome starts another recording task, which a flush waits for.
+        // Once the stuck write ends, the next outcome is written too, and a flush waits for it.
         ledger.open();
         ledger.open();
         rounds.record(held(&rounds, "next").await, Some(b"next".to_vec()));
