@@ -147,6 +147,8 @@ struct Slot {
     /// empty for a whole [`CARRY_WAIT`]. Under load it ticks on its timer instead, so a
     /// record queued does not wake it (a wake-up per round, another thread's at that).
     idle: bool,
+    /// Records queued so far: the task idles only after a tick in which none came.
+    arrivals: u64,
 }
 
 impl Slot {
@@ -315,6 +317,7 @@ impl Recorder {
                 return;
             }
             slot.waiting.push_back(Queued { outcome, note });
+            slot.arrivals += 1;
             std::mem::take(&mut slot.idle)
         };
         self.start_task();
@@ -400,8 +403,8 @@ impl Dock {
     /// and sleeps until the next is due. Once `stop`ped (the server has gone), it writes
     /// what still waits, as when the server flushes, and ends.
     async fn recording(self: Arc<Self>, stop: CancellationToken) {
-        // The dock has been empty since the last tick.
-        let mut quiet = false;
+        // The records that had arrived at the last tick.
+        let mut seen = 0;
         loop {
             let now = Instant::now();
             let stopping = stop.is_cancelled();
@@ -417,7 +420,6 @@ impl Dock {
                 drop(notes);
                 lock(&self.slot).writing -= 1;
                 self.settled.notify_waiters();
-                quiet = false;
                 continue;
             }
             if stopping {
@@ -425,31 +427,36 @@ impl Dock {
             }
             let until = match oldest {
                 // One waits for a claim: until it is due, unless something is urgent.
-                Some(queued_at) => {
-                    quiet = false;
-                    queued_at + CARRY_WAIT
-                }
-                // Empty: one more tick, as under load a record comes within it...
-                None if !quiet => {
-                    quiet = true;
-                    now + CARRY_WAIT
-                }
-                // ... else idle until one does.
+                Some(queued_at) => queued_at + CARRY_WAIT,
                 None => {
-                    {
+                    // Some: tick again; None: idle. Decided under the lock, awaited after.
+                    let tick = {
                         let mut slot = lock(&self.slot);
                         if !slot.waiting.is_empty() {
                             continue;
                         }
-                        slot.idle = true;
+                        if slot.arrivals != seen {
+                            // Records came (and claims took them) since the last tick:
+                            // under load, so tick again rather than be woken per record.
+                            seen = slot.arrivals;
+                            Some(now + CARRY_WAIT)
+                        } else {
+                            // None came for a whole tick: idle until one does.
+                            slot.idle = true;
+                            None
+                        }
+                    };
+                    match tick {
+                        Some(until) => until,
+                        None => {
+                            tokio::select! {
+                                () = self.arrived.notified() => {}
+                                () = self.urgent.notified() => {}
+                                () = stop.cancelled() => {}
+                            }
+                            continue;
+                        }
                     }
-                    tokio::select! {
-                        () = self.arrived.notified() => {}
-                        () = self.urgent.notified() => {}
-                        () = stop.cancelled() => {}
-                    }
-                    quiet = false;
-                    continue;
                 }
             };
             tokio::select! {
