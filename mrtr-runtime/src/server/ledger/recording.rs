@@ -518,6 +518,16 @@ mod tests {
         panic!("nothing was parked");
     }
 
+    /// Lets the clock move on, a millisecond at a time, until a record has been written alone.
+    async fn until_written_alone(ledger: &Fake) {
+        for _ in 0..1_000 {
+            if !ledger.alone().is_empty() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
     const LONG: Duration = Duration::from_secs(3600);
 
     #[tokio::test(start_paused = true)]
@@ -551,12 +561,7 @@ mod tests {
         let recorded_at = Instant::now();
         rounds.record(a, Some(b"a".to_vec()));
         // No claim comes: the clock moves on to the recording task's timer.
-        for _ in 0..1_000 {
-            if !ledger.alone().is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        until_written_alone(&ledger).await;
         assert_eq!(ledger.alone(), [b"a".to_vec()]);
         let written_at = ledger.first_alone_at().unwrap();
         assert!(
@@ -586,12 +591,7 @@ mod tests {
             !lock(&rounds.recorder.dock.slot).idle,
             "the record wakes it"
         );
-        for _ in 0..1_000 {
-            if !ledger.alone().is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        until_written_alone(&ledger).await;
         assert_eq!(ledger.alone(), [b"c".to_vec()]);
         assert!(ledger.first_alone_at().unwrap() >= recorded_at + CARRY_WAIT);
     }
