@@ -28,11 +28,11 @@
 //!
 //! A round waits for one ledger round trip, its claim; its record goes out after the
 //! reply. With `RedisLedger` the claim is one plain `SET … NX PX` and the record one plain
-//! `PSETEX`, batched with the records of the other rounds that finished meanwhile (one
-//! recording task per server) and sent in the pipeline of the next claim the server makes
-//! ([`RoundLedger::claim_with_records`]), records first: under load a round costs one
+//! `PSETEX`, batched with the records of the other rounds that finished meanwhile (they
+//! wait in one queue per server) and sent in the pipeline of the next claim the server
+//! makes ([`RoundLedger::claim_with_records`]), records first: under load a round costs one
 //! round trip in all. Records no claim took within a few milliseconds go out on their own
-//! trip ([`RoundLedger::record_all`]). Scripts run only when a round is presented again
+//! trip ([`RoundLedger::record_all`]), written by one recording task per server. Scripts run only when a round is presented again
 //! and for lease renewals. Each guarantee above, with that in mind:
 //!
 //! - **A presented state runs at most once** (while its claim's lease holds): the claim is
@@ -84,6 +84,8 @@
 //! ```
 
 mod contract;
+#[cfg(test)]
+mod fake;
 mod memory;
 pub(crate) mod recording;
 #[cfg(feature = "redis")]

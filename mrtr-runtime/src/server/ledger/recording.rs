@@ -1,22 +1,21 @@
 //! The recording side of a server's ledger: the outcomes of finished rounds, written after
 //! their replies have gone out.
 //!
-//! [`Recorder::queue`] hands an outcome to one recording task per server, which writes
-//! every outcome that arrived while its previous write was out in one call
-//! ([`RoundLedger::record_all`]). The outcomes waiting are bounded by count and by bytes,
-//! one that waited half a lease (or whose lease has passed) is not written (it would land
-//! after its lease), and a server that stops flushes the queue ([`RecordFlush::flush`]) so
-//! that what was replied is recorded.
+//! [`Recorder::queue`] puts an outcome in the server's **dock**, a queue under a lock: no
+//! task is woken and no channel crossed per round. With a ledger whose claims can carry
+//! records ([`RoundLedger::claims_carry_records`]: `RedisLedger`), the next claim this
+//! server sends takes what waits there ([`Recorder::carry`]) and writes it in its own round
+//! trip ([`RoundLedger::claim_with_records`]), then logs how that went itself. One
+//! recording task per server writes, with [`RoundLedger::record_all`], the records no claim
+//! took within [`CARRY_WAIT`] (so an idle server still records promptly), the records a
+//! claim dropped before it answered gave back, and everything while the server flushes;
+//! with any other ledger it writes every outcome as soon as it is queued, batching those
+//! that arrived while its previous write was out. The task sleeps while the dock is empty,
+//! and under load wakes about once a [`CARRY_WAIT`], not once a round.
 //!
-//! **Records ride with claims.** With a ledger whose claims can carry records
-//! ([`RoundLedger::claims_carry_records`]: `RedisLedger`), the task does not send a batch
-//! on a round trip of its own at once: it *parks* it for the next claim this server sends,
-//! which writes it in its own round trip ([`RoundLedger::claim_with_records`]), and tells
-//! the task how that went. A batch no claim took within [`CARRY_WAIT`] goes out on its own,
-//! so an idle server still records promptly; when the server flushes (or goes), parked
-//! records go out at once, and a flush waits for the ones a claim has taken. A claim that is
-//! dropped before it answered hands its records back, and they are written again on their
-//! own (a record written twice is the same bytes under the same key).
+//! The outcomes waiting are bounded by count and by bytes, one that waited half a lease (or
+//! whose lease has passed) is not written (it would land after its lease), and a server that
+//! stops flushes ([`RecordFlush::flush`]) so that what was replied is recorded.
 //!
 //! This lives here, in the server, and not inside `RedisLedger`: holding records back is
 //! only right while the server knows it is not stopping (a flush must not wait out the
@@ -25,6 +24,7 @@
 //! provided trait methods, so every other ledger (`MemoryLedger`, a user's) keeps being
 //! called exactly as before.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -32,24 +32,24 @@ use std::time::Duration;
 // tokio's clock, not std's: the same instants in production, and a test can pause it.
 use tokio::time::Instant;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::contract::{LedgerError, Outcome, RoundId, RoundLedger};
+use super::contract::{LedgerError, Outcome, RoundLedger};
 use crate::server::ratelimit::log_limited;
 
-/// Outcomes the recording task writes in one call, at most.
+/// Outcomes one write (a claim's, or the recording task's) takes at most.
 const RECORD_BATCH: usize = 64;
 
-/// Outcomes waiting for the recording task, at most: when the ledger is slower than the
-/// rounds for long, further outcomes are not recorded (their rounds are left to their
-/// leases, as when a record fails) rather than held in memory without bound.
+/// Outcomes waiting in the dock, at most: when the ledger is slower than the rounds for
+/// long, further outcomes are not recorded (their rounds are left to their leases, as when
+/// a record fails) rather than held in memory without bound.
 pub(super) const RECORD_QUEUE: usize = 16 * 1024;
 
-/// Bytes of recorded responses waiting for (or being written by) the recording task, at
-/// most: the same bound as [`RECORD_QUEUE`], by size, for large replies (a sealed
-/// `requestState` alone may be tens of KiB).
+/// Bytes of recorded responses waiting (or being written), at most: the same bound as
+/// [`RECORD_QUEUE`], by size, for large replies (a sealed `requestState` alone may be tens
+/// of KiB).
 pub(super) const RECORD_QUEUE_BYTES: usize = 64 * 1024 * 1024;
 
 /// How long a stopping server waits for the outcomes already queued to be written, by
@@ -57,7 +57,7 @@ pub(super) const RECORD_QUEUE_BYTES: usize = 64 * 1024 * 1024;
 #[cfg(feature = "server-http")]
 pub(crate) const DEFAULT_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How long a batch of records waits for a claim to carry it before it goes out on its own.
+/// How long a record waits for a claim to carry it before it goes out on its own.
 ///
 /// Long enough that a server taking a few hundred rounds a second or more (where a trip
 /// saved counts) nearly always has a claim go out meanwhile; short enough to stay well
@@ -68,18 +68,26 @@ pub(crate) const DEFAULT_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 /// 6 ms.
 pub(crate) const CARRY_WAIT: Duration = Duration::from_millis(5);
 
-/// An outcome waiting for the recording task.
+/// An outcome waiting in the dock.
 pub(super) struct Queued {
     outcome: Outcome,
+    /// Its bookkeeping, kept apart so a claim can lend the outcomes alone to the ledger.
+    note: Note,
+}
+
+/// When an outcome's lease was set and it was queued, and its share of the byte bound.
+struct Note {
     /// When its lease was set (the claim or the last renewal that held).
     leased_at: Instant,
     /// When its round ended and it was queued.
     queued_at: Instant,
+    /// Given back by a claim dropped before it answered: written at once, not carried.
+    returned: bool,
     /// Its share of [`RECORD_QUEUE_BYTES`], given back once it is written or dropped.
-    bytes: OwnedSemaphorePermit,
+    _bytes: OwnedSemaphorePermit,
 }
 
-impl Queued {
+impl Note {
     /// Why it is not worth writing any more, if it is not: written now it would land after
     /// its lease. A round's lease is renewed every third of it while the round runs, so a
     /// fresh outcome has at least two thirds of its lease left; one that waited half a
@@ -95,62 +103,66 @@ impl Queued {
     }
 }
 
-/// The recording side of a server: the queue to the recording task (started on first use,
-/// and again if the runtime it ran on has gone) and the bound on the bytes it holds.
+/// The recording side of a server: the dock, the recording task (started on first use,
+/// and again if the runtime it ran on has gone) and the bound on the bytes waiting.
 pub(crate) struct Recorder {
-    ledger: Arc<dyn RoundLedger>,
-    down: Arc<AtomicBool>,
-    lease: Duration,
-    queue: std::sync::Mutex<Option<Queue>>,
+    dock: Arc<Dock>,
     bytes: Arc<Semaphore>,
     /// [`RECORD_QUEUE_BYTES`] unless a test says otherwise.
     max_bytes: usize,
-    /// Where a batch waits for a claim to carry it; `None` when the ledger's claims cannot.
-    dock: Option<Arc<Dock>>,
+    task: std::sync::Mutex<Option<Task>>,
 }
 
-/// The recording task and the way to it.
-struct Queue {
-    sender: mpsc::Sender<Queued>,
-    task: JoinHandle<()>,
-    /// Dropped when the server flushes (or goes): the task then parks nothing more and
-    /// writes at once what it had parked.
-    flushing: DropGuard,
+/// The recording task, told to write what waits and end when the recorder goes.
+struct Task {
+    handle: JoinHandle<()>,
+    _stop: DropGuard,
 }
 
-/// The batch parked for the next claim, if any.
-#[derive(Default)]
+/// What the server's requests and its recording task share.
 pub(super) struct Dock {
+    ledger: Arc<dyn RoundLedger>,
+    down: Arc<AtomicBool>,
+    lease: Duration,
+    /// Whether claims carry records: records then wait [`CARRY_WAIT`] for one.
+    carries: bool,
     slot: std::sync::Mutex<Slot>,
+    /// A record arrived while the task was idle.
+    arrived: Notify,
+    /// Something is to be written at once: a flush, records given back, or (when claims
+    /// carry none) any record.
+    urgent: Notify,
+    /// The dock changed in a way a flush waits for.
+    settled: Notify,
 }
 
 #[derive(Default)]
 struct Slot {
-    parcel: Option<Parcel>,
-    /// The number the next parcel gets, so a task knows its own.
-    next: u64,
+    waiting: VecDeque<Queued>,
+    /// Writes out (claims carrying records, and the task's own).
+    writing: usize,
+    /// Flushes under way: records are then written at once.
+    flushes: usize,
+    /// The recording task sleeps until a record arrives (on `arrived`): the dock stayed
+    /// empty for a whole [`CARRY_WAIT`]. Under load it ticks on its timer instead, so a
+    /// record queued does not wake it (a wake-up per round, another thread's at that).
+    idle: bool,
+    /// Records queued so far: the task idles only after a tick in which none came.
+    arrivals: u64,
 }
 
-/// A batch parked for a claim, and where to say how its write went.
-struct Parcel {
-    number: u64,
-    outcomes: Vec<Outcome>,
-    sent: oneshot::Sender<Carriage>,
+impl Slot {
+    fn settled(&self) -> bool {
+        self.waiting.is_empty() && self.writing == 0
+    }
 }
 
-/// What became of a parcel a claim took.
-enum Carriage {
-    /// The claim's trip wrote it, or failed to: the records' answer.
-    Written(Result<Vec<bool>, LedgerError>),
-    /// The claim was dropped before it answered: the outcomes, to be written again.
-    Returned(Vec<Outcome>),
-}
-
-/// Outcomes a claim took to carry; tells the recording task how their write went, or gives
-/// them back when dropped before that.
+/// Outcomes a claim took to carry; logs how their write went, or gives them back to the
+/// dock when dropped before that.
 pub(crate) struct Carried {
+    dock: Arc<Dock>,
     outcomes: Vec<Outcome>,
-    sent: Option<oneshot::Sender<Carriage>>,
+    notes: Vec<Note>,
 }
 
 impl Carried {
@@ -158,19 +170,32 @@ impl Carried {
         &self.outcomes
     }
 
-    /// Tells the recording task how the records' write went.
+    /// Logs how the records' write went; their bytes are given back.
     pub(crate) fn written(mut self, answer: Result<Vec<bool>, LedgerError>) {
-        if let Some(sent) = self.sent.take() {
-            let _ = sent.send(Carriage::Written(answer));
-        }
+        self.dock.report(&self.outcomes, answer);
+        self.notes.clear();
+        self.outcomes.clear();
+        // Dropped now, with nothing left to give back: the write is done.
     }
 }
 
 impl Drop for Carried {
     fn drop(&mut self) {
-        if let Some(sent) = self.sent.take() {
-            let _ = sent.send(Carriage::Returned(std::mem::take(&mut self.outcomes)));
+        let back = self.outcomes.drain(..).zip(self.notes.drain(..));
+        let returned = back.len() > 0;
+        {
+            let mut slot = lock(&self.dock.slot);
+            // In front, as they were queued first; written at once by the recording task.
+            for (outcome, mut note) in back.rev() {
+                note.returned = true;
+                slot.waiting.push_front(Queued { outcome, note });
+            }
+            slot.writing -= 1;
         }
+        if returned {
+            self.dock.urgent.notify_one();
+        }
+        self.dock.settled.notify_waiters();
     }
 }
 
@@ -180,39 +205,41 @@ pub(crate) struct RecordFlush(pub(super) Arc<Recorder>);
 
 impl RecordFlush {
     /// Waits until every outcome queued so far has been written (or failed to be), up to
-    /// `timeout`; `true` when the queue emptied in time. Parked records go out at once, and
-    /// those a claim carries are waited for. The recording task ends; a later outcome
-    /// starts another.
+    /// `timeout`; `true` when that happened in time. Waiting records go out at once, and
+    /// those a claim carries are waited for; after the flush, records wait for claims again.
     pub(crate) async fn flush(&self, timeout: Duration) -> bool {
-        let queue = self
-            .0
-            .queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        let Some(Queue {
-            sender,
-            task,
-            flushing,
-        }) = queue
-        else {
-            return true;
-        };
-        let waiting = RECORD_QUEUE - sender.capacity();
-        // The task writes what is queued, then ends: its receiver sees no sender left.
-        drop(sender);
-        drop(flushing);
-        match tokio::time::timeout(timeout, task).await {
-            Ok(_) => true,
-            Err(_) => {
-                tracing::warn!(
-                    ?timeout,
-                    waiting,
-                    "round outcomes still waiting for the ledger after the flush timeout: not recorded; their rounds are left to their leases"
-                );
-                false
+        let dock = &self.0.dock;
+        let waiting = {
+            let mut slot = lock(&dock.slot);
+            if slot.settled() {
+                return true;
             }
+            slot.flushes += 1;
+            slot.waiting.len()
+        };
+        self.0.start_task();
+        dock.urgent.notify_one();
+        let settled = async {
+            loop {
+                let changed = dock.settled.notified();
+                let mut changed = std::pin::pin!(changed);
+                changed.as_mut().enable();
+                if lock(&dock.slot).settled() {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        let in_time = tokio::time::timeout(timeout, settled).await.is_ok();
+        lock(&dock.slot).flushes -= 1;
+        if !in_time {
+            tracing::warn!(
+                ?timeout,
+                waiting,
+                "round outcomes still waiting for the ledger after the flush timeout: not recorded; their rounds are left to their leases"
+            );
         }
+        in_time
     }
 }
 
@@ -223,42 +250,48 @@ impl Recorder {
         lease: Duration,
         max_bytes: usize,
     ) -> Self {
-        let dock = ledger
-            .claims_carry_records()
-            .then(|| Arc::new(Dock::default()));
+        let carries = ledger.claims_carry_records();
         Recorder {
-            ledger,
-            down,
-            lease,
-            queue: std::sync::Mutex::new(None),
+            dock: Arc::new(Dock {
+                ledger,
+                down,
+                lease,
+                carries,
+                slot: std::sync::Mutex::default(),
+                arrived: Notify::new(),
+                urgent: Notify::new(),
+                settled: Notify::new(),
+            }),
             bytes: Arc::new(Semaphore::new(max_bytes)),
             max_bytes,
-            dock,
+            task: std::sync::Mutex::new(None),
         }
     }
 
-    /// Whether a batch is parked for a claim.
+    /// Whether records wait in the dock.
     #[cfg(test)]
     fn parked(&self) -> bool {
-        self.dock
-            .as_ref()
-            .is_some_and(|dock| lock(&dock.slot).parcel.is_some())
+        !lock(&self.dock.slot).waiting.is_empty()
     }
 
-    /// The records parked for a claim, for the claim about to go out to carry.
+    /// The records waiting, for the claim about to go out to carry (when the ledger's
+    /// claims can carry records and some wait).
     pub(crate) fn carry(&self) -> Option<Carried> {
-        let mut slot = lock(&self.dock.as_ref()?.slot);
-        let parcel = slot.parcel.take()?;
+        if !self.dock.carries {
+            return None;
+        }
+        let (outcomes, notes) = self.dock.take(|_| true)?;
         Some(Carried {
-            outcomes: parcel.outcomes,
-            sent: Some(parcel.sent),
+            dock: self.dock.clone(),
+            outcomes,
+            notes,
         })
     }
 
-    /// Queues `outcome` for the recording task, unless its lease has passed or the queue
-    /// is full (by count or by bytes): then its round is left to its lease.
+    /// Queues `outcome`, unless its lease has passed or the dock is full (by count or by
+    /// bytes): then its round is left to its lease.
     pub(crate) fn queue(&self, outcome: Outcome, leased_at: Instant) {
-        if leased_at.elapsed() >= self.lease {
+        if leased_at.elapsed() >= self.dock.lease {
             log_limited!(warn, round = %outcome.round, "round outcome not recorded: its lease had passed when the round ended (renewals failed, or another request took the round over); the round is left to its lease");
             return;
         }
@@ -270,41 +303,43 @@ impl Recorder {
             log_limited!(warn, round = %outcome.round, size, "round outcome not recorded: {} bytes of outcomes are already waiting for the ledger; the round is left to its lease", self.max_bytes);
             return;
         };
-        let mut queued = Queued {
-            outcome,
+        let note = Note {
             leased_at,
             queued_at: Instant::now(),
-            bytes,
+            returned: false,
+            _bytes: bytes,
         };
-        let mut queue = lock(&self.queue);
-        if let Some(Queue { sender, .. }) = &*queue {
-            match sender.try_send(queued) {
-                Ok(()) => return,
-                Err(mpsc::error::TrySendError::Full(queued)) => {
-                    log_limited!(warn, round = %queued.outcome.round, "round outcome not recorded: {RECORD_QUEUE} outcomes are already waiting for the ledger; the round is left to its lease");
-                    return;
-                }
-                // The task's runtime has gone (a server used from another runtime).
-                Err(mpsc::error::TrySendError::Closed(back)) => queued = back,
+        let idle = {
+            let mut slot = lock(&self.dock.slot);
+            if slot.waiting.len() >= RECORD_QUEUE {
+                drop(slot);
+                log_limited!(warn, round = %outcome.round, "round outcome not recorded: {RECORD_QUEUE} outcomes are already waiting for the ledger; the round is left to its lease");
+                return;
             }
-        }
-        let (sender, receiver) = mpsc::channel(RECORD_QUEUE);
-        let flushing = CancellationToken::new();
-        let writer = Writer {
-            ledger: self.ledger.clone(),
-            down: self.down.clone(),
-            lease: self.lease,
-            dock: self.dock.clone(),
-            flushing: flushing.clone(),
+            slot.waiting.push_back(Queued { outcome, note });
+            slot.arrivals += 1;
+            std::mem::take(&mut slot.idle)
         };
-        let task = tokio::spawn(writer.recording(receiver));
-        // The receiver lives until the task ends and the queue is empty: this send does not
-        // fail.
-        let _ = sender.try_send(queued);
-        *queue = Some(Queue {
-            sender,
-            task,
-            flushing: flushing.drop_guard(),
+        self.start_task();
+        if !self.dock.carries {
+            self.dock.urgent.notify_one();
+        } else if idle {
+            self.dock.arrived.notify_one();
+        }
+    }
+
+    /// Starts the recording task unless it runs.
+    fn start_task(&self) {
+        let mut task = lock(&self.task);
+        // Finished: the runtime it ran on has gone (a server used from another runtime).
+        if task.as_ref().is_some_and(|task| !task.handle.is_finished()) {
+            return;
+        }
+        let stop = CancellationToken::new();
+        let handle = tokio::spawn(self.dock.clone().recording(stop.clone()));
+        *task = Some(Task {
+            handle,
+            _stop: stop.drop_guard(),
         });
     }
 }
@@ -327,120 +362,125 @@ pub(super) fn reachable(down: &AtomicBool) {
     }
 }
 
-/// The recording task's side.
-struct Writer {
-    ledger: Arc<dyn RoundLedger>,
-    down: Arc<AtomicBool>,
-    lease: Duration,
-    dock: Option<Arc<Dock>>,
-    flushing: CancellationToken,
-}
-
-impl Writer {
-    /// The recording task: writes what has arrived, up to [`RECORD_BATCH`] outcomes at a
-    /// time, until every sender is gone and the queue is empty. An outcome that waited half
-    /// a lease, or whose lease has passed, is dropped, not written. A failed write is
-    /// logged (as an outage) and not retried: its rounds' claims expire with their leases,
-    /// as when a record failed before. Each outcome's bytes are given back once its write
-    /// is done.
-    async fn recording(self, mut receiver: mpsc::Receiver<Queued>) {
-        let mut queued = Vec::with_capacity(RECORD_BATCH);
-        let mut rounds = Vec::with_capacity(RECORD_BATCH);
-        let mut held = Vec::with_capacity(RECORD_BATCH);
-        while receiver.recv_many(&mut queued, RECORD_BATCH).await > 0 {
-            let mut batch = Vec::with_capacity(queued.len());
-            for waiting in queued.drain(..) {
-                if let Some(why) = waiting.stale(self.lease) {
-                    log_limited!(warn, round = %waiting.outcome.round, why, "round outcome not recorded: it would land after its lease; the round is left to it");
-                    continue;
-                }
-                rounds.push(waiting.outcome.round);
-                batch.push(waiting.outcome);
-                held.push(waiting.bytes);
+impl Dock {
+    /// Takes up to [`RECORD_BATCH`] waiting outcomes from the front while `due` says so,
+    /// leaving out (and logging) the stale ones; counts the write they go to. `None` when
+    /// none is taken.
+    fn take(&self, due: impl Fn(&Note) -> bool) -> Option<(Vec<Outcome>, Vec<Note>)> {
+        let mut slot = lock(&self.slot);
+        let mut outcomes = Vec::new();
+        let mut notes = Vec::new();
+        while outcomes.len() < RECORD_BATCH {
+            match slot.waiting.front() {
+                Some(queued) if due(&queued.note) => {}
+                _ => break,
             }
-            if batch.is_empty() {
+            let Some(Queued { outcome, note }) = slot.waiting.pop_front() else {
+                break;
+            };
+            if let Some(why) = note.stale(self.lease) {
+                log_limited!(warn, round = %outcome.round, why, "round outcome not recorded: it would land after its lease; the round is left to it");
                 continue;
             }
-            let written = self.write(batch).await;
-            self.report(&rounds, written);
-            rounds.clear();
-            held.clear();
+            outcomes.push(outcome);
+            notes.push(note);
         }
+        let taken = !outcomes.is_empty();
+        if taken {
+            slot.writing += 1;
+        }
+        let settled = slot.settled();
+        drop(slot);
+        if settled {
+            // Stale outcomes dropped may have emptied the dock.
+            self.settled.notify_waiters();
+        }
+        taken.then_some((outcomes, notes))
     }
 
-    /// Writes `batch`: parked for a claim to carry when the ledger's claims can, on its
-    /// own otherwise, or when no claim took it within [`CARRY_WAIT`], or when the server
-    /// flushes.
-    async fn write(&self, batch: Vec<Outcome>) -> Result<Vec<bool>, LedgerError> {
-        let Some(dock) = self.dock.as_ref().filter(|_| !self.flushing.is_cancelled()) else {
-            return self.ledger.record_all(&batch).await;
-        };
-        let (sent, mut answer) = oneshot::channel();
-        let parked = {
-            let mut slot = lock(&dock.slot);
-            // Taken: another task's (one a flush gave up waiting for); this one writes alone.
-            if slot.parcel.is_some() {
-                Err(batch)
-            } else {
-                let number = slot.next;
-                slot.next += 1;
-                slot.parcel = Some(Parcel {
-                    number,
-                    outcomes: batch,
-                    sent,
-                });
-                Ok(number)
+    /// The recording task: writes the outcomes that are due (all of them when claims carry
+    /// none or the server flushes; else those given back, or that waited [`CARRY_WAIT`]),
+    /// and sleeps until the next is due. Once `stop`ped (the server has gone), it writes
+    /// what still waits, as when the server flushes, and ends.
+    async fn recording(self: Arc<Self>, stop: CancellationToken) {
+        // The records that had arrived at the last tick.
+        let mut seen = 0;
+        loop {
+            let now = Instant::now();
+            let stopping = stop.is_cancelled();
+            let (at_once, oldest) = {
+                let slot = lock(&self.slot);
+                let at_once = !self.carries || slot.flushes > 0 || stopping;
+                (at_once, slot.waiting.front().map(|q| q.note.queued_at))
+            };
+            let due = |note: &Note| at_once || note.returned || note.queued_at + CARRY_WAIT <= now;
+            if let Some((outcomes, notes)) = self.take(due) {
+                let written = self.ledger.record_all(&outcomes).await;
+                self.report(&outcomes, written);
+                drop(notes);
+                lock(&self.slot).writing -= 1;
+                self.settled.notify_waiters();
+                continue;
             }
-        };
-        let number = match parked {
-            Ok(number) => number,
-            Err(batch) => return self.ledger.record_all(&batch).await,
-        };
-        let carried = tokio::select! {
-            carried = &mut answer => carried.ok(),
-            () = tokio::time::sleep(CARRY_WAIT) => None,
-            () = self.flushing.cancelled() => None,
-        };
-        let carriage = match carried {
-            Some(carriage) => carriage,
-            None => {
-                // No claim took it (or the server flushes): it goes now, unless a claim
-                // took it meanwhile, whose answer is then waited for.
-                let mine = {
-                    let mut slot = lock(&dock.slot);
-                    match &slot.parcel {
-                        Some(parcel) if parcel.number == number => slot.parcel.take(),
-                        _ => None,
+            if stopping {
+                return;
+            }
+            let until = match oldest {
+                // One waits for a claim: until it is due, unless something is urgent.
+                Some(queued_at) => queued_at + CARRY_WAIT,
+                None => {
+                    // Some: tick again; None: idle. Decided under the lock, awaited after.
+                    let tick = {
+                        let mut slot = lock(&self.slot);
+                        if !slot.waiting.is_empty() {
+                            continue;
+                        }
+                        if slot.arrivals != seen {
+                            // Records came (and claims took them) since the last tick:
+                            // under load, so tick again rather than be woken per record.
+                            seen = slot.arrivals;
+                            Some(now + CARRY_WAIT)
+                        } else {
+                            // None came for a whole tick: idle until one does.
+                            slot.idle = true;
+                            None
+                        }
+                    };
+                    match tick {
+                        Some(until) => until,
+                        None => {
+                            tokio::select! {
+                                () = self.arrived.notified() => {}
+                                () = self.urgent.notified() => {}
+                                () = stop.cancelled() => {}
+                            }
+                            continue;
+                        }
                     }
-                };
-                match mine {
-                    Some(parcel) => return self.ledger.record_all(&parcel.outcomes).await,
-                    None => answer.await.map_err(|_| {
-                        LedgerError::new("a claim carrying records was lost before it answered")
-                    })?,
                 }
+            };
+            tokio::select! {
+                () = tokio::time::sleep_until(until) => {}
+                () = self.urgent.notified() => {}
+                () = stop.cancelled() => {}
             }
-        };
-        match carriage {
-            Carriage::Written(written) => written,
-            Carriage::Returned(outcomes) => self.ledger.record_all(&outcomes).await,
         }
     }
 
-    /// Logs what a write of `rounds` came to.
-    fn report(&self, rounds: &[RoundId], written: Result<Vec<bool>, LedgerError>) {
+    /// Logs what a write of `outcomes` came to.
+    fn report(&self, outcomes: &[Outcome], written: Result<Vec<bool>, LedgerError>) {
         match written {
             Ok(recorded) => {
                 reachable(&self.down);
-                for (round, recorded) in rounds.iter().zip(recorded) {
+                for (outcome, recorded) in outcomes.iter().zip(recorded) {
                     if !recorded {
-                        tracing::warn!(round = %round, "round outcome not recorded: its lease had passed to another request");
+                        tracing::warn!(round = %outcome.round, "round outcome not recorded: its lease had passed to another request");
                     }
                 }
             }
             Err(error) => {
                 unreachable(&self.down, &error);
-                tracing::warn!(%error, rounds = rounds.len(), "round outcomes not recorded; their rounds run again once their leases expire");
+                tracing::warn!(%error, rounds = outcomes.len(), "round outcomes not recorded; their rounds run again once their leases expire");
             }
         }
     }
@@ -448,111 +488,10 @@ impl Writer {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
-
-    use futures::future::BoxFuture;
-
-    use super::super::contract::{Claim, ClaimAndRecords, ClaimOutcome, Owner};
+    use super::super::fake::Fake;
     use super::super::rounds::{Claimed, DEFAULT_LEASE, DEFAULT_WAIT, Held, Rounds};
     use super::*;
     use crate::machine::ReplayPolicy;
-
-    /// A ledger whose claims carry records: it claims every round and keeps the records
-    /// each claim carried and those written alone (with when). While `hold` is set, a
-    /// claim with records says so on `entered` and waits for a permit of `gate` (none at
-    /// first).
-    struct Carrier {
-        carried: Mutex<Vec<Vec<Vec<u8>>>>,
-        alone: Mutex<Vec<(Vec<u8>, Instant)>>,
-        hold: AtomicBool,
-        gate: Semaphore,
-        entered: tokio::sync::Notify,
-        refuse_records: AtomicBool,
-    }
-
-    impl Default for Carrier {
-        fn default() -> Self {
-            Carrier {
-                carried: Mutex::default(),
-                alone: Mutex::default(),
-                hold: AtomicBool::default(),
-                gate: Semaphore::new(0),
-                entered: tokio::sync::Notify::new(),
-                refuse_records: AtomicBool::default(),
-            }
-        }
-    }
-
-    impl Carrier {
-        fn carried(&self) -> Vec<Vec<Vec<u8>>> {
-            self.carried.lock().unwrap().clone()
-        }
-
-        fn alone(&self) -> Vec<Vec<u8>> {
-            let alone = self.alone.lock().unwrap();
-            alone.iter().map(|(response, _)| response.clone()).collect()
-        }
-    }
-
-    fn responses(outcomes: &[Outcome]) -> Vec<Vec<u8>> {
-        outcomes.iter().map(|o| o.response.clone()).collect()
-    }
-
-    impl RoundLedger for Carrier {
-        fn claim<'a>(&'a self, _: &'a Claim) -> BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
-            Box::pin(async { Ok(ClaimOutcome::Claimed) })
-        }
-        fn renew<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: Duration,
-        ) -> BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { Ok(true) })
-        }
-        fn record<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: &'a [u8],
-        ) -> BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { unreachable!("the recording task writes with record_all") })
-        }
-        fn record_all<'a>(
-            &'a self,
-            outcomes: &'a [Outcome],
-        ) -> BoxFuture<'a, Result<Vec<bool>, LedgerError>> {
-            let now = Instant::now();
-            let mut alone = self.alone.lock().unwrap();
-            alone.extend(responses(outcomes).into_iter().map(|r| (r, now)));
-            Box::pin(async move { Ok(vec![true; outcomes.len()]) })
-        }
-        fn claims_carry_records(&self) -> bool {
-            true
-        }
-        fn claim_with_records<'a>(
-            &'a self,
-            _: &'a Claim,
-            outcomes: &'a [Outcome],
-        ) -> BoxFuture<'a, ClaimAndRecords> {
-            Box::pin(async move {
-                if self.hold.load(Ordering::SeqCst) {
-                    self.entered.notify_one();
-                    drop(self.gate.acquire().await.unwrap());
-                }
-                let records = if self.refuse_records.load(Ordering::SeqCst) {
-                    Err(LedgerError::new("NOPERM psetex"))
-                } else {
-                    self.carried.lock().unwrap().push(responses(outcomes));
-                    Ok(vec![true; outcomes.len()])
-                };
-                ClaimAndRecords {
-                    claim: Ok(ClaimOutcome::Claimed),
-                    records,
-                }
-            })
-        }
-    }
 
     async fn claimed(rounds: &Rounds, token: &str) -> Claimed {
         rounds
@@ -579,14 +518,26 @@ mod tests {
         panic!("nothing was parked");
     }
 
+    /// Lets the clock move on, a millisecond at a time, until a record has been written alone.
+    async fn until_written_alone(ledger: &Fake) {
+        for _ in 0..1_000 {
+            if !ledger.alone().is_empty() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
     const LONG: Duration = Duration::from_secs(3600);
 
     #[tokio::test(start_paused = true)]
     async fn a_record_rides_with_the_next_claim() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
-        rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
-        rounds.record(held(&rounds, "b").await, Some(b"b".to_vec()));
+        // Two rounds run at once and end: their records wait together.
+        let (a, b) = (held(&rounds, "a").await, held(&rounds, "b").await);
+        rounds.record(a, Some(b"a".to_vec()));
+        rounds.record(b, Some(b"b".to_vec()));
         until_parked(&rounds).await;
         // The next claim carries both records, and the round it claims runs.
         let c = held(&rounds, "c").await;
@@ -604,20 +555,15 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn records_no_claim_takes_go_out_alone_after_the_carry_wait() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         let a = held(&rounds, "a").await;
         let recorded_at = Instant::now();
         rounds.record(a, Some(b"a".to_vec()));
         // No claim comes: the clock moves on to the recording task's timer.
-        for _ in 0..1_000 {
-            if !ledger.alone().is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        until_written_alone(&ledger).await;
         assert_eq!(ledger.alone(), [b"a".to_vec()]);
-        let written_at = ledger.alone.lock().unwrap()[0].1;
+        let written_at = ledger.first_alone_at().unwrap();
         assert!(
             written_at >= recorded_at + CARRY_WAIT,
             "it waited for a claim first"
@@ -625,9 +571,34 @@ mod tests {
         assert!(ledger.carried().is_empty());
     }
 
+    /// Records a claim takes do not go out alone; once the dock stayed empty a whole carry
+    /// wait, the recording task idles, and the next record wakes it.
+    #[tokio::test(start_paused = true)]
+    async fn the_recording_task_idles_when_claims_take_everything_and_wakes_for_the_next() {
+        let ledger = Arc::new(Fake::carrier());
+        let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
+        rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
+        until_parked(&rounds).await;
+        held(&rounds, "b").await;
+        assert_eq!(ledger.carried(), [vec![b"a".to_vec()]]);
+        // The task ticks once more, then idles.
+        tokio::time::sleep(CARRY_WAIT * 4).await;
+        assert!(lock(&rounds.recorder.dock.slot).idle);
+        let c = held(&rounds, "c").await;
+        let recorded_at = Instant::now();
+        rounds.record(c, Some(b"c".to_vec()));
+        assert!(
+            !lock(&rounds.recorder.dock.slot).idle,
+            "the record wakes it"
+        );
+        until_written_alone(&ledger).await;
+        assert_eq!(ledger.alone(), [b"c".to_vec()]);
+        assert!(ledger.first_alone_at().unwrap() >= recorded_at + CARRY_WAIT);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_flush_writes_parked_records_at_once() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
         until_parked(&rounds).await;
@@ -644,9 +615,28 @@ mod tests {
         assert_eq!(ledger.carried(), [vec![b"b".to_vec()]]);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_server_dropped_without_a_flush_still_writes_what_waits() {
+        let ledger = Arc::new(Fake::carrier());
+        let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
+        rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
+        until_parked(&rounds).await;
+        let before = Instant::now();
+        drop(rounds);
+        for _ in 0..1_000 {
+            if !ledger.alone().is_empty() {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(ledger.alone(), [b"a".to_vec()]);
+        // At once, not after the carry wait (the paused clock would have moved to it).
+        assert_eq!(Instant::now(), before);
+    }
+
     #[tokio::test]
     async fn a_flush_waits_for_the_records_a_claim_carries() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         ledger.hold.store(true, Ordering::SeqCst);
         let rounds = Arc::new(Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT));
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
@@ -667,7 +657,7 @@ mod tests {
             !flush.is_finished(),
             "the flush waits for the carried records"
         );
-        ledger.gate.add_permits(1);
+        ledger.open();
         assert!(flush.await.unwrap());
         assert_eq!(ledger.carried(), [vec![b"a".to_vec()]]);
         assert!(ledger.alone().is_empty());
@@ -676,7 +666,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_claim_dropped_while_carrying_records_gives_them_back() {
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         ledger.hold.store(true, Ordering::SeqCst);
         let rounds = Arc::new(Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT));
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));
@@ -697,7 +687,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_refused_record_does_not_fail_the_claim_carrying_it() {
         let (logs, _guard) = crate::captured_logs::CapturedLogs::install();
-        let ledger = Arc::new(Carrier::default());
+        let ledger = Arc::new(Fake::carrier());
         ledger.refuse_records.store(true, Ordering::SeqCst);
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         rounds.record(held(&rounds, "a").await, Some(b"a".to_vec()));

@@ -1,10 +1,10 @@
 //! The server's side of the ledger: claim a round before it runs, keep its lease while it
 //! runs, record its outcome, and answer duplicates.
 //!
-//! A reply does not wait for its record: [`Rounds::record`] hands the outcome to the
-//! server's recording task (see [`recording`](super::recording)), which writes it after
-//! the reply, in a claim's round trip when the ledger's claims can carry records
-//! ([`Rounds::claim`] hands them the records waiting), on its own otherwise. Until a record
+//! A reply does not wait for its record: [`Rounds::record`] queues the outcome (see
+//! [`recording`](super::recording)), to be written after the reply, in a claim's round trip
+//! when the ledger's claims can carry records ([`Rounds::claim`] takes the records
+//! waiting), else by the server's recording task. Until a record
 //! lands, a presentation of its round finds it in progress and waits, as while the round
 //! ran.
 
@@ -220,8 +220,8 @@ impl Rounds {
         }
     }
 
-    /// Hands the outcome of a round this presentation ran to the recording task; the
-    /// reply goes out without waiting for it.
+    /// Queues the outcome of a round this presentation ran to be recorded; the reply goes
+    /// out without waiting for it.
     pub(crate) fn record(&self, held: Held, response: Option<Vec<u8>>) {
         let Some(response) = response else {
             tracing::warn!(round = %held.round, "a round's outcome does not encode; not recorded");
@@ -258,8 +258,7 @@ fn answers_digest(responses: Option<&InputResponses>) -> [u8; 16] {
 
 #[cfg(test)]
 mod tests {
-    use tokio::sync::Semaphore;
-
+    use super::super::fake::Fake;
     use super::*;
 
     #[test]
@@ -287,128 +286,6 @@ mod tests {
         }
     }
 
-    /// A ledger that answers claims from a script, then `InProgress`; counts the claims.
-    #[derive(Default)]
-    struct Scripted {
-        claims: std::sync::Mutex<std::collections::VecDeque<Result<ClaimOutcome, LedgerError>>>,
-        claimed: std::sync::atomic::AtomicUsize,
-    }
-
-    impl Scripted {
-        fn new(script: impl IntoIterator<Item = Result<ClaimOutcome, LedgerError>>) -> Arc<Self> {
-            Arc::new(Scripted {
-                claims: std::sync::Mutex::new(script.into_iter().collect()),
-                claimed: Default::default(),
-            })
-        }
-    }
-
-    impl RoundLedger for Scripted {
-        fn claim<'a>(
-            &'a self,
-            _: &'a Claim,
-        ) -> futures::future::BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
-            let n = self.claimed.fetch_add(1, Ordering::Relaxed);
-            let next = self.claims.lock().unwrap().pop_front();
-            // Past 100 claims, let the round run: a backoff that never grows ends the test
-            // with a count rather than hanging it.
-            let next = next.unwrap_or(Ok(if n >= 100 {
-                ClaimOutcome::Claimed
-            } else {
-                ClaimOutcome::InProgress
-            }));
-            Box::pin(async move { next })
-        }
-        fn renew<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: Duration,
-        ) -> futures::future::BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { Ok(true) })
-        }
-        fn record<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: &'a [u8],
-        ) -> futures::future::BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { Ok(true) })
-        }
-    }
-
-    /// A ledger that claims every round and keeps what it is asked to record. Each write
-    /// first waits for a permit of `gate` (none at first: writes wait) and says on
-    /// `entered` that it started.
-    struct Kept {
-        gate: Semaphore,
-        entered: tokio::sync::Notify,
-        written: std::sync::Mutex<Vec<Vec<u8>>>,
-    }
-
-    impl Kept {
-        fn new() -> Arc<Self> {
-            Arc::new(Kept {
-                gate: Semaphore::new(0),
-                entered: tokio::sync::Notify::new(),
-                written: std::sync::Mutex::new(Vec::new()),
-            })
-        }
-
-        fn open(&self) {
-            self.gate.add_permits(1);
-        }
-
-        fn written(&self) -> Vec<Vec<u8>> {
-            self.written.lock().unwrap().clone()
-        }
-    }
-
-    impl RoundLedger for Kept {
-        fn claim<'a>(
-            &'a self,
-            _: &'a Claim,
-        ) -> futures::future::BoxFuture<'a, Result<ClaimOutcome, LedgerError>> {
-            Box::pin(async { Ok(ClaimOutcome::Claimed) })
-        }
-        fn renew<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: Duration,
-        ) -> futures::future::BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { Ok(true) })
-        }
-        fn record<'a>(
-            &'a self,
-            _: &'a RoundId,
-            _: Owner,
-            _: &'a [u8],
-        ) -> futures::future::BoxFuture<'a, Result<bool, LedgerError>> {
-            Box::pin(async { unreachable!("the recording task writes with record_all") })
-        }
-        fn record_all<'a>(
-            &'a self,
-            outcomes: &'a [Outcome],
-        ) -> futures::future::BoxFuture<'a, Result<Vec<bool>, LedgerError>> {
-            Box::pin(async move {
-                self.entered.notify_one();
-                drop(self.gate.acquire().await.unwrap());
-                let mut written = self.written.lock().unwrap();
-                written.extend(outcomes.iter().map(|o| o.response.clone()));
-                Ok(vec![true; outcomes.len()])
-            })
-        }
-        // Its claims carry no records (the default): the server never asks them to.
-        fn claim_with_records<'a>(
-            &'a self,
-            _: &'a Claim,
-            _: &'a [Outcome],
-        ) -> futures::future::BoxFuture<'a, crate::server::ledger::ClaimAndRecords> {
-            unreachable!("a ledger whose claims carry no records is never asked to")
-        }
-    }
-
     async fn held(rounds: &Rounds, token: &str) -> Held {
         match rounds
             .claim(token, u32::MAX, None, ReplayPolicy::RerunAfterLease)
@@ -424,7 +301,7 @@ mod tests {
     #[tokio::test]
     async fn outcomes_past_the_byte_bound_are_neither_queued_nor_recorded() {
         let (logs, _guard) = crate::captured_logs::CapturedLogs::install();
-        let ledger = Kept::new();
+        let ledger = Arc::new(Fake::held());
         let rounds =
             Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT).with_record_bytes(100);
         // The ledger holds its writes: the queue keeps every outcome's bytes meanwhile.
@@ -434,7 +311,7 @@ mod tests {
         rounds.record(held(&rounds, "d").await, Some(vec![b'd'; 1]));
         ledger.open();
         assert!(rounds.flusher().flush(LONG).await);
-        assert_eq!(ledger.written(), [vec![b'a'; 60], vec![b'c'; 40]]);
+        assert_eq!(ledger.alone(), [vec![b'a'; 60], vec![b'c'; 40]]);
         let log = logs.text();
         assert!(
             log.contains("WARN") && log.contains("100 bytes of outcomes are already waiting"),
@@ -444,14 +321,14 @@ mod tests {
         rounds.record(held(&rounds, "e").await, Some(vec![b'e'; 100]));
         rounds.record(held(&rounds, "f").await, Some(vec![b'f'; 101]));
         assert!(rounds.flusher().flush(LONG).await);
-        assert_eq!(ledger.written().last(), Some(&vec![b'e'; 100]));
-        assert_eq!(ledger.written().len(), 3);
+        assert_eq!(ledger.alone().last(), Some(&vec![b'e'; 100]));
+        assert_eq!(ledger.alone().len(), 3);
     }
 
     #[tokio::test(start_paused = true)]
     async fn an_outcome_whose_lease_has_passed_is_not_recorded() {
         let (logs, _guard) = crate::captured_logs::CapturedLogs::install();
-        let ledger = Kept::new();
+        let ledger = Arc::new(Fake::held());
         ledger.open();
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         // Its round ran past its lease unrenewed: not queued at all.
@@ -466,7 +343,7 @@ mod tests {
             .await;
         rounds.record(renewed, Some(b"renewed".to_vec()));
         assert!(rounds.flusher().flush(LONG).await);
-        assert_eq!(ledger.written(), [b"renewed".to_vec()]);
+        assert_eq!(ledger.alone(), [b"renewed".to_vec()]);
         let log = logs.text();
         assert!(
             log.contains("its lease had passed when the round ended"),
@@ -477,7 +354,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_outcome_that_waited_half_a_lease_is_dropped_from_the_batch() {
         let (logs, _guard) = crate::captured_logs::CapturedLogs::install();
-        let ledger = Kept::new();
+        let ledger = Arc::new(Fake::held());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         rounds.record(held(&rounds, "first").await, Some(b"first".to_vec()));
         // The first write is out (and held); the second outcome waits behind it...
@@ -487,7 +364,7 @@ mod tests {
         tokio::time::advance(DEFAULT_LEASE / 2).await;
         ledger.open();
         assert!(rounds.flusher().flush(LONG).await);
-        assert_eq!(ledger.written(), [b"first".to_vec()]);
+        assert_eq!(ledger.alone(), [b"first".to_vec()]);
         let log = logs.text();
         assert!(
             log.contains("it would land after its lease")
@@ -498,20 +375,20 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_flush_waits_for_the_queued_outcomes_up_to_its_timeout() {
-        let ledger = Kept::new();
+        let ledger = Arc::new(Fake::held());
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, DEFAULT_WAIT);
         // Nothing queued: nothing to wait for.
         assert!(rounds.flusher().flush(Duration::ZERO).await);
         // A ledger that never answers: the flush gives up at its timeout.
         rounds.record(held(&rounds, "stuck").await, Some(b"stuck".to_vec()));
         assert!(!rounds.flusher().flush(Duration::from_secs(5)).await);
-        assert!(ledger.written().is_empty());
-        // The next outcome starts another recording task, which a flush waits for.
+        assert!(ledger.alone().is_empty());
+        // Once the stuck write ends, the next outcome is written too, and a flush waits for it.
         ledger.open();
         ledger.open();
         rounds.record(held(&rounds, "next").await, Some(b"next".to_vec()));
         assert!(rounds.flusher().flush(LONG).await);
-        assert!(ledger.written().contains(&b"next".to_vec()));
+        assert!(ledger.alone().contains(&b"next".to_vec()));
     }
 
     fn refused_code(claimed: Claimed) -> Option<i32> {
@@ -526,7 +403,7 @@ mod tests {
     /// 1000 ms, then `-32050`.
     #[tokio::test(start_paused = true)]
     async fn a_duplicate_backs_off_doubling_up_to_200_ms_then_is_told_to_retry() {
-        let ledger = Scripted::new([]);
+        let ledger = Arc::new(Fake::scripted([]));
         let rounds = Rounds::new(ledger.clone(), DEFAULT_LEASE, Duration::from_secs(1));
         let claimed = rounds
             .claim("token", u32::MAX, None, ReplayPolicy::RerunAfterLease)
@@ -545,13 +422,13 @@ mod tests {
         let again = "round ledger reachable again";
 
         let down = || Err(LedgerError::new("connection refused"));
-        let ledger = Scripted::new([
+        let ledger = Arc::new(Fake::scripted([
             down(),
             down(),
             Ok(ClaimOutcome::Claimed),
             Ok(ClaimOutcome::Claimed),
             down(),
-        ]);
+        ]));
         let rounds = Rounds::new(ledger, DEFAULT_LEASE, DEFAULT_WAIT);
         let claim = async || {
             refused_code(
