@@ -145,19 +145,22 @@ async fn send(builder: reqwest::RequestBuilder) -> (u16, String, String) {
     (status, content_type, response.text().await.unwrap())
 }
 
+/// Log lines, written by a test's subscriber.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Log lines written while `work` runs on this (current-thread) runtime.
 async fn logged<T>(work: impl std::future::Future<Output = T>) -> (T, String) {
-    #[derive(Clone, Default)]
-    struct Lines(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Lines {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let lines = Lines::default();
     let writer = lines.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -355,4 +358,56 @@ async fn a_fallback_tool_that_reports_progress_streams_through_rmcp() {
     .await;
     assert_eq!((machine.0, machine.1.as_str()), (200, "application/json"));
     assert!(!log.contains(RMCP_SERVICE_STARTED), "{log}");
+}
+
+/// On the native path, as on every other, a rejected `requestState` is explained on the
+/// round's `mrtr.round` span (its outcome and the specific reason), and only there: the
+/// presentation is opened before the round's future first runs, inside that span.
+#[tokio::test]
+async fn a_rejected_state_is_explained_on_the_rounds_span_on_the_native_path() {
+    let url = serve_plain().await;
+    let params = json!({"name": "confirm_it", "arguments": {}});
+    let (status, _, body) = send(post(&url, "tools/call", params, None)).await;
+    assert_eq!(status, 200, "{body}");
+    let asked: Value = serde_json::from_str(&body).unwrap();
+    let token = asked["result"]["requestState"]
+        .as_str()
+        .expect("a requestState");
+
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let tampered = json!({
+        "name": "confirm_it",
+        "arguments": {},
+        "requestState": format!("{token}x"),
+        "inputResponses": {},
+    });
+    let (status, _, body) = {
+        let _default = tracing::subscriber::set_default(subscriber);
+        send(post(&url, "tools/call", tampered, None)).await
+    };
+    assert_eq!(status, 200, "{body}");
+    let refused: Value = serde_json::from_str(&body).unwrap();
+    assert!(refused["error"]["code"].is_i64(), "refused: {body}");
+    let log = String::from_utf8_lossy(&lines.0.lock().unwrap()).into_owned();
+    let round = log
+        .lines()
+        .find(|line| line.contains("mrtr.round") && line.contains("close"))
+        .unwrap_or_else(|| panic!("no closed mrtr.round span in:\n{log}"));
+    assert!(round.contains("outcome=\"rejected\""), "{round}");
+    assert!(
+        round.contains("rejection=\"malformed\"") || round.contains("rejection=\"unauthentic\""),
+        "{round}"
+    );
+    // The client is told only that its state was refused.
+    assert!(
+        !body.contains("malformed") && !body.contains("unauthentic"),
+        "{body}"
+    );
 }

@@ -182,12 +182,10 @@ impl<F> McpServer<F> {
         let span = Mrtr::span(machine.descriptor(), &request);
         // Boxed: the carrier's future is kilobytes, and every future around it (rmcp's
         // request handling, the spawned task) would otherwise carry and copy it per request.
-        let served = Box::pin(
-            self.inner
-                .mrtr
-                .serve(machine.as_ref(), request)
-                .instrument(span),
-        );
+        // The presentation is opened at once (see `Mrtr::serve`): inside the round's span,
+        // as the rest of the round runs, so what the opening records lands on it.
+        let serving = span.in_scope(|| self.inner.mrtr.serve(machine.as_ref(), request));
+        let served = Box::pin(serving.instrument(span));
         match served.await? {
             RoundReply::Complete(result) => Ok(R::from(result)),
             RoundReply::InputRequired(result) => Ok(R::from(result)),
