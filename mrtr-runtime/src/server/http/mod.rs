@@ -69,6 +69,7 @@ mod endpoint;
 mod gate;
 mod inflight;
 mod posting;
+mod reading;
 mod responding;
 mod sessions;
 mod shared_rmcp;

@@ -28,21 +28,20 @@ use futures::FutureExt as _;
 use futures::future::{BoxFuture, Either};
 use http::{HeaderMap, HeaderName, header};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode,
-    Extensions, GetExtensions as _, GetMeta as _, GetPromptRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, Request, RequestId, RequestMetaObject, ServerResult,
+    CallToolResponse, ClientCapabilities, ClientRequest, ErrorCode, Extensions, GetExtensions as _,
+    GetMeta as _, ProtocolVersion, RequestId, RequestMetaObject, ServerResult,
 };
 use rmcp::service::{RequestContext, Service as _};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Deserialize;
-use serde::de::value::BorrowedStrDeserializer;
-use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use serde::de::Visitor;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::budget::Reservation;
 use super::inflight::Principals;
+use super::reading::typed_request;
 use super::responding::Answering;
 use crate::server::mcp_server::{DeclaredCapabilities, declares_tasks};
 use crate::server::{McpServer, NoFallback};
@@ -61,9 +60,6 @@ const MAX_NATIVE_DEPTH: usize = 100;
 static MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
-
-/// Where a 2026-07-28 request's `_meta` names its protocol version.
-const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What `Mcp-Name` starts with when its value is Base64-encoded (SEP-2243).
 const BASE64_HEADER_PREFIX: &str = "=?base64?";
@@ -217,19 +213,14 @@ impl Stateless {
         {
             return None;
         }
-        let request = typed_request(method, envelope.params)?;
+        let (request, meta) = typed_request(method, envelope.params)?;
         // The `_meta` keys 2026-07-28 requires (rmcp's `missing_required_keys`), each decoded
-        // once: the capabilities go on with the request.
-        // Compared as the string it is (rmcp's read takes any string as it is), not decoded.
-        let meta = request.get_meta();
-        if meta
-            .get(PROTOCOL_VERSION_META_KEY)
-            .and_then(serde_json::Value::as_str)
-            != Some(version)
-        {
+        // once: the capabilities go on with the request. The version is compared as the
+        // string it is (rmcp's read takes any string as it is), not decoded.
+        if meta.protocol_version.as_deref() != Some(version) {
             return None;
         }
-        let capabilities = meta.client_capabilities()?;
+        let capabilities = meta.client_capabilities?;
         if let Some(name) = addressed(&request) {
             let header = sole(headers, &MCP_NAME)?;
             if header.starts_with(BASE64_HEADER_PREFIX) || header != name {
@@ -323,36 +314,6 @@ impl AllowedHosts {
 }
 
 /// The request types the native path reads, by method.
-fn typed_request(method: &str, params: Option<&RawValue>) -> Option<ClientRequest> {
-    Some(match method {
-        "tools/call" => ClientRequest::CallToolRequest(
-            direct(params, |p: &mut CallToolRequestParams| p.meta.take())
-                .or_else(|| typed(method, params))?,
-        ),
-        "tools/list" => ClientRequest::ListToolsRequest(typed(method, params)?),
-        "prompts/get" => ClientRequest::GetPromptRequest(
-            direct(params, |p: &mut GetPromptRequestParams| p.meta.take())
-                .or_else(|| typed(method, params))?,
-        ),
-        "prompts/list" => ClientRequest::ListPromptsRequest(typed(method, params)?),
-        "resources/read" => ClientRequest::ReadResourceRequest(
-            direct(params, |p: &mut ReadResourceRequestParams| p.meta.take())
-                .or_else(|| typed(method, params))?,
-        ),
-        "resources/list" => ClientRequest::ListResourcesRequest(typed(method, params)?),
-        "resources/templates/list" => {
-            ClientRequest::ListResourceTemplatesRequest(typed(method, params)?)
-        }
-        "server/discover" => ClientRequest::DiscoverRequest(typed(method, params)?),
-        "ping" => ClientRequest::PingRequest(typed(method, params)?),
-        "completion/complete" => ClientRequest::CompleteRequest(typed(method, params)?),
-        "tasks/get" => ClientRequest::GetTaskRequest(typed(method, params)?),
-        "tasks/update" => ClientRequest::UpdateTaskRequest(typed(method, params)?),
-        "tasks/cancel" => ClientRequest::CancelTaskRequest(typed(method, params)?),
-        _ => return None,
-    })
-}
-
 /// What `Mcp-Name` must carry for `request` (SEP-2243), if the method names something.
 fn addressed(request: &ClientRequest) -> Option<&str> {
     Some(match request {
@@ -364,91 +325,6 @@ fn addressed(request: &ClientRequest) -> Option<&str> {
         ClientRequest::CancelTaskRequest(request) => &request.params.task_id,
         _ => return None,
     })
-}
-
-/// Reads a request whose params type has a `_meta` field of its own straight from the raw
-/// params, then moves `_meta` where rmcp's own read puts it: into the request's extensions,
-/// leaving the params' field empty. rmcp reads params through a flattening wrapper that
-/// first buffers every value of the object (arguments and answers included) and then reads
-/// the type from the buffer; this reads the same fields into the same types in one pass.
-/// `None` (any error) leaves the request to [`typed`], whose read decides.
-fn direct<M: Default, P: serde::de::DeserializeOwned>(
-    params: Option<&RawValue>,
-    meta: fn(&mut P) -> Option<RequestMetaObject>,
-) -> Option<Request<M, P>> {
-    let mut request = Request::new(serde_json::from_str::<P>(params?.get()).ok()?);
-    if let Some(meta) = meta(&mut request.params) {
-        request.extensions.insert(meta);
-    }
-    Some(request)
-}
-
-/// Reads one of rmcp's request types from a message's method and raw params, exactly as
-/// rmcp reads it from the whole message (its types take `method` and `params` and ignore
-/// the rest).
-fn typed<'a, T: Deserialize<'a>>(method: &'a str, params: Option<&'a RawValue>) -> Option<T> {
-    T::deserialize(MethodAndParams {
-        method,
-        params,
-        read: 0,
-    })
-    .ok()
-}
-
-/// A message's `method` and raw `params`, as the map rmcp's request types read.
-struct MethodAndParams<'a> {
-    method: &'a str,
-    params: Option<&'a RawValue>,
-    /// Keys handed out so far.
-    read: u8,
-}
-
-impl<'de> serde::Deserializer<'de> for MethodAndParams<'de> {
-    type Error = serde_json::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_map(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
-    }
-}
-
-impl<'de> MapAccess<'de> for MethodAndParams<'de> {
-    type Error = serde_json::Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Self::Error> {
-        let key = match (self.read, self.params) {
-            (0, _) => "method",
-            (1, Some(_)) => "params",
-            _ => return Ok(None),
-        };
-        self.read += 1;
-        seed.deserialize(BorrowedStrDeserializer::new(key))
-            .map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(
-        &mut self,
-        seed: V,
-    ) -> Result<V::Value, Self::Error> {
-        match (self.read, self.params) {
-            (1, _) => seed.deserialize(BorrowedStrDeserializer::new(self.method)),
-            (_, Some(params)) => {
-                let mut json = serde_json::Deserializer::from_str(params.get());
-                let value = seed.deserialize(&mut json)?;
-                json.end()?;
-                Ok(value)
-            }
-            _ => Err(serde::de::Error::custom("a value without a key")),
-        }
-    }
 }
 
 /// Whether `json` nests objects and arrays less than `limit` deep.
@@ -739,115 +615,6 @@ mod tests {
                 Envelope::parse(body).is_none(),
                 "{}",
                 String::from_utf8_lossy(body)
-            );
-        }
-    }
-
-    #[test]
-    fn typed_requests_keep_their_meta_and_null_params_read_as_rmcp_reads_them() {
-        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1},"requestState":"s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-        let envelope = Envelope::parse(body).unwrap();
-        let request = typed_request("tools/call", envelope.params).unwrap();
-        let ClientRequest::CallToolRequest(call) = &request else {
-            panic!("a tools/call")
-        };
-        assert_eq!(call.params.name, "t");
-        assert_eq!(call.params.request_state.as_deref(), Some("s"));
-        assert_eq!(
-            request.get_meta().protocol_version(),
-            Some(ProtocolVersion::V_2026_07_28)
-        );
-        let null =
-            Envelope::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#)
-                .unwrap();
-        assert!(typed_request("tools/list", null.params).is_some());
-        assert!(typed_request("tools/call", null.params).is_none());
-        // A non-string requestState is rmcp's to answer (-32602 through its custom request).
-        let bad = Envelope::parse(
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":7}}"#,
-        )
-        .unwrap();
-        assert!(typed_request("tools/call", bad.params).is_none());
-        assert!(typed_request("initialize", None).is_none());
-    }
-
-    /// The one-pass read of the round-trip methods gives what rmcp's own read gives, field
-    /// by field and `_meta` included, or nothing (and rmcp's read decides).
-    #[test]
-    fn direct_reads_agree_with_rmcps_read() {
-        use rmcp::model::{
-            CallToolRequestMethod, GetPromptRequestMethod, ReadResourceRequestMethod,
-        };
-        fn same<M, P>(
-            method: &str,
-            params: &str,
-            take: fn(&mut P) -> Option<RequestMetaObject>,
-        ) -> bool
-        where
-            M: Default + serde::de::DeserializeOwned,
-            P: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
-            Request<M, P>: serde::de::DeserializeOwned,
-        {
-            let raw = RawValue::from_string(params.to_owned()).unwrap();
-            let slow: Option<Request<M, P>> = typed(method, Some(&raw));
-            let Some(fast) = direct::<M, P>(Some(&raw), take) else {
-                return false;
-            };
-            let slow =
-                slow.unwrap_or_else(|| panic!("rmcp refuses what the direct read took: {params}"));
-            assert_eq!(fast.params, slow.params, "{params}");
-            assert_eq!(
-                fast.extensions.get::<RequestMetaObject>(),
-                slow.extensions.get::<RequestMetaObject>(),
-                "{params}"
-            );
-            true
-        }
-        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":7}"#;
-        let calls = [
-            r#"{"name":"t"}"#.to_owned(),
-            format!(r#"{{"name":"t","arguments":{{"a":[1,{{"b":null}}],"c":"d"}},{meta}}}"#),
-            format!(
-                r#"{{{meta},"name":"t","requestState":"s.t","inputResponses":{{"k":{{"action":"accept","content":{{"x":1}}}}}}}}"#
-            ),
-            r#"{"name":"t","arguments":null,"_meta":null,"unknown":{"deep":[1,2]}}"#.to_owned(),
-        ];
-        for params in &calls {
-            assert!(same::<CallToolRequestMethod, CallToolRequestParams>(
-                "tools/call",
-                params,
-                |p| p.meta.take()
-            ));
-        }
-        let prompt = format!(r#"{{"name":"p","arguments":{{"x":"y"}},{meta},"requestState":"s"}}"#);
-        assert!(same::<GetPromptRequestMethod, GetPromptRequestParams>(
-            "prompts/get",
-            &prompt,
-            |p| p.meta.take()
-        ));
-        let read = format!(r#"{{"uri":"file:///a","inputResponses":{{}},{meta}}}"#);
-        assert!(
-            same::<ReadResourceRequestMethod, ReadResourceRequestParams>(
-                "resources/read",
-                &read,
-                |p| p.meta.take()
-            )
-        );
-        // What either read refuses, the direct one leaves to rmcp's.
-        for refused in [
-            r#"null"#,
-            r#"{"arguments":{}}"#,
-            r#"{"name":7}"#,
-            r#"{"name":"t","name":"u"}"#,
-            r#"{"name":"t","requestState":7}"#,
-            r#"{"name":"t","_meta":[1]}"#,
-            r#"[1]"#,
-        ] {
-            assert!(
-                !same::<CallToolRequestMethod, CallToolRequestParams>("tools/call", refused, |p| p
-                    .meta
-                    .take()),
-                "{refused}"
             );
         }
     }
