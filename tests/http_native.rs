@@ -226,6 +226,12 @@ async fn a_flow_completes_natively_as_plain_json() {
     assert_eq!((status, content_type.as_str()), (200, "application/json"));
     let round1: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(round1["result"]["resultType"], "input_required", "{round1}");
+    // Every result names the server, written into its `_meta` as the reply is written.
+    let server_info = "io.modelcontextprotocol/serverInfo";
+    assert_eq!(
+        round1["result"]["_meta"][server_info]["name"], "native",
+        "{round1}"
+    );
     let state = round1["result"]["requestState"].as_str().unwrap();
     let key = round1["result"]["inputRequests"]
         .as_object()
@@ -243,6 +249,10 @@ async fn a_flow_completes_natively_as_plain_json() {
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
     assert_eq!(
         done["result"]["content"][0]["text"], "confirmed: true",
+        "{done}"
+    );
+    assert_eq!(
+        done["result"]["_meta"][server_info]["name"], "native",
         "{done}"
     );
 }

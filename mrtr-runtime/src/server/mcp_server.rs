@@ -178,6 +178,7 @@ impl<F> McpServer<F> {
             request_state,
             caller,
             task_after: None,
+            stamped_on_write: context.extensions.get::<StampedOnWrite>().is_some(),
         };
         let span = Mrtr::span(machine.descriptor(), &request);
         // Boxed: the carrier's future is kilobytes, and every future around it (rmcp's
@@ -248,6 +249,7 @@ impl<F> McpServer<F> {
             request_state,
             caller,
             task_after: Some(task_after),
+            stamped_on_write: false,
         };
         let span = Mrtr::span(machine.descriptor(), &request);
         let mrtr = &self.inner.mrtr;
@@ -351,6 +353,11 @@ impl<F> McpServer<F> {
 /// only on a 2026-07-28+ request (its version checked against the header and `_meta`).
 #[derive(Clone)]
 pub(crate) struct DeclaredCapabilities(pub(crate) ClientCapabilities);
+
+/// Left in a request's extensions by a path whose writer stamps the reply as it writes it
+/// (the native HTTP path; see [`MrtrRequest::stamped_on_write`](super::mrtr::MrtrRequest)).
+#[derive(Clone, Copy)]
+pub(crate) struct StampedOnWrite;
 
 /// The client capabilities `context` declares, as rmcp's
 /// [`RequestContext::client_capabilities`] reads them (decoded once on the native path).

@@ -57,6 +57,9 @@ pub(crate) struct MrtrRequest<'a> {
     pub(crate) caller: Caller,
     /// For a task tool: after this many rounds the call continues as a task.
     pub(crate) task_after: Option<u32>,
+    /// The reply's writer adds the stamp to a result without `_meta` as it writes it (the
+    /// native HTTP path): the reply is not stamped here unless the ledger records it.
+    pub(crate) stamped_on_write: bool,
 }
 
 /// What the client gets for one round.
@@ -94,6 +97,8 @@ pub(crate) struct Pass<'a> {
     arguments: &'a JsonObject,
     caller: Caller,
     task_after: Option<u32>,
+    /// See [`MrtrRequest::stamped_on_write`].
+    stamped_on_write: bool,
     /// Where the round starts; taken by [`Pass::round_input`].
     start: Option<Start>,
     /// The claim on the round in the ledger, when it has one.
@@ -235,6 +240,7 @@ impl Mrtr {
             request_state,
             caller,
             task_after,
+            stamped_on_write,
         } = request;
         // Before the state is opened or its round claimed: a request whose token lacks a
         // declared scope never reaches the ledger, so its refusal is not recorded as the
@@ -253,6 +259,7 @@ impl Mrtr {
             arguments,
             caller,
             task_after,
+            stamped_on_write,
             start: None,
             held: None,
             not_after: u64::MAX,
@@ -482,7 +489,9 @@ impl Mrtr {
     }
 
     /// Stamps the reply and hands it to the ledger to record when the pass holds its round
-    /// (the reply does not wait for the record).
+    /// (the reply does not wait for the record). A reply whose writer stamps it
+    /// ([`MrtrRequest::stamped_on_write`]) is left as it is, unless it is recorded: a
+    /// recorded reply is stamped as the round that made it was, whoever replays it.
     pub(crate) fn conclude<O>(
         &self,
         pass: Pass<'_>,
@@ -491,15 +500,21 @@ impl Mrtr {
     where
         O: Serialize + WithServerInfo,
     {
+        let recorded = self.rounds.is_some() && pass.held.is_some();
+        let stamp_now = recorded || !pass.stamped_on_write;
         if let Ok(reply) = &mut reply {
             match reply {
-                RoundReply::Complete(result) => {
+                RoundReply::Complete(result) if stamp_now => {
                     if let Some(meta) = result.meta_mut() {
                         self.stamp.apply(meta);
                     }
                 }
-                RoundReply::InputRequired(result) => self.stamp.apply(&mut result.meta),
+                RoundReply::InputRequired(result) if stamp_now => {
+                    self.stamp.apply(&mut result.meta)
+                }
+                // A task's creation is stamped here on every path.
                 RoundReply::Task(created) => self.stamp.apply(&mut created.meta),
+                RoundReply::Complete(_) | RoundReply::InputRequired(_) => {}
             }
         }
         if let (Some(rounds), Some(held)) = (&self.rounds, pass.held) {

@@ -7,20 +7,43 @@ use rmcp::model::{
     ReadResourceResult,
 };
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// What every result's `_meta` carries: `serverInfo` (2026-07-28 asks it of every
-/// response) and, when set, the instance id. Serialized once, when the server is built.
+/// response) and, when set, the instance id. Serialized once, when the server is built:
+/// as values to put into a result, and as the bytes of a whole `_meta` object for a writer
+/// that adds it to a result without one as it writes it (the native HTTP path: no copy of
+/// the values per reply).
 pub(crate) struct Stamp {
     server_info: Value,
     instance: Option<Value>,
+    /// `{"io.modelcontextprotocol/serverInfo":…,"io.mrtr/instance":…}`, as JSON text.
+    written: Box<RawValue>,
 }
 
 impl Stamp {
     pub(crate) fn new(info: &Implementation, instance: Option<String>) -> Self {
-        Stamp {
-            server_info: serde_json::to_value(info).unwrap_or_default(),
-            instance: instance.map(Value::String),
+        let server_info = serde_json::to_value(info).unwrap_or_default();
+        let instance = instance.map(Value::String);
+        let mut meta = None;
+        let mut stamp = Stamp {
+            server_info,
+            instance,
+            written: RawValue::from_string("{}".to_owned()).expect("an empty object is JSON"),
+        };
+        stamp.apply(&mut meta);
+        if let Some(written) = serde_json::to_string(&meta.unwrap_or_default())
+            .ok()
+            .and_then(|text| RawValue::from_string(text).ok())
+        {
+            stamp.written = written;
         }
+        stamp
+    }
+
+    /// The whole `_meta` object of a result that has none, as JSON text.
+    pub(crate) fn written(&self) -> &RawValue {
+        &self.written
     }
 
     /// Stamps `meta`, keeping what a result already says under either key.
@@ -100,5 +123,16 @@ mod tests {
             .insert(INSTANCE_META_KEY.into(), "node-b".into());
         stamp.apply(&mut own);
         assert_eq!(own.unwrap().0[INSTANCE_META_KEY], "node-b");
+    }
+
+    #[test]
+    fn the_written_stamp_is_what_a_stamp_puts_into_an_empty_meta() {
+        for instance in [None, Some("node-\"a\"".to_owned())] {
+            let stamp = Stamp::new(&Implementation::new("demo", "1.0.0"), instance);
+            let mut meta = None;
+            stamp.apply(&mut meta);
+            let written: MetaObject = serde_json::from_str(stamp.written().get()).unwrap();
+            assert_eq!(Some(written), meta);
+        }
     }
 }

@@ -594,6 +594,7 @@ impl Harness {
                 scopes: crate::server::ScopeCheck::Unchecked,
             },
             task_after: None,
+            stamped_on_write: false,
         };
         let (result, rejection) = self.mrtr.serve_explained(machine, request).await;
         match result {

@@ -13,12 +13,15 @@ use rmcp::model::{
     InputRequiredResult, MetaObject, RequestId, RequestMetaObject,
 };
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 
 /// The whole JSON-RPC response carrying `result`, as rmcp writes a
 /// `JsonRpcMessage::Response` holding `ServerResult::InputRequiredResult`.
 pub(super) struct AskingReply<'a> {
     pub(super) id: &'a RequestId,
     pub(super) result: &'a InputRequiredResult,
+    /// Written as the result's `_meta` when it has none.
+    pub(super) stamp: Option<&'a RawValue>,
 }
 
 impl Serialize for AskingReply<'_> {
@@ -26,13 +29,14 @@ impl Serialize for AskingReply<'_> {
         let mut map = serializer.serialize_map(Some(3))?;
         map.serialize_entry("jsonrpc", "2.0")?;
         map.serialize_entry("id", self.id)?;
-        map.serialize_entry("result", &Asking(self.result))?;
+        map.serialize_entry("result", &Asking(self.result, self.stamp))?;
         map.end()
     }
 }
 
-/// `InputRequiredResult`, field for field as its derive writes it.
-struct Asking<'a>(&'a InputRequiredResult);
+/// `InputRequiredResult`, field for field as its derive writes it, and the stamp as its
+/// `_meta` when it has none.
+struct Asking<'a>(&'a InputRequiredResult, Option<&'a RawValue>);
 
 impl Serialize for Asking<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -45,8 +49,10 @@ impl Serialize for Asking<'_> {
         if let Some(state) = &result.request_state {
             map.serialize_entry("requestState", state)?;
         }
-        if let Some(meta) = &result.meta {
-            map.serialize_entry("_meta", meta)?;
+        match (&result.meta, self.1) {
+            (Some(meta), _) => map.serialize_entry("_meta", meta)?,
+            (None, Some(stamp)) => map.serialize_entry("_meta", stamp)?,
+            (None, None) => {}
         }
         map.end()
     }
@@ -229,6 +235,7 @@ mod tests {
             let ours = serde_json::to_vec(&AskingReply {
                 id: &id,
                 result: &result,
+                stamp: None,
             })
             .unwrap();
             assert_eq!(
@@ -342,24 +349,27 @@ mod tests {
     fn a_result_without_requests_or_with_meta_is_written_as_rmcp_writes_it() {
         let id = RequestId::Number(1);
         let mut result = InputRequiredResult::new(None, Some("s".into()));
-        assert_eq!(
+        let written = |result: &InputRequiredResult, stamp: Option<&RawValue>| {
             serde_json::to_vec(&AskingReply {
                 id: &id,
-                result: &result
+                result,
+                stamp,
             })
-            .unwrap(),
-            rmcp_bytes(&id, &result)
-        );
+            .unwrap()
+        };
+        assert_eq!(written(&result, None), rmcp_bytes(&id, &result));
+        // The stamp is written as a `_meta` the result does not have.
+        let stamp = RawValue::from_string(r#"{"io.mrtr/instance":"a"}"#.to_owned()).unwrap();
+        let stamped = written(&result, Some(&stamp));
+        let mut meta = MetaObject::default();
+        meta.0.insert("io.mrtr/instance".into(), json!("a"));
+        result.meta = Some(meta);
+        assert_eq!(stamped, rmcp_bytes(&id, &result));
+        // A `_meta` of its own is written as it is.
         let mut meta = MetaObject::default();
         meta.0.insert("trace".into(), json!("t"));
         result.meta = Some(meta);
-        assert_eq!(
-            serde_json::to_vec(&AskingReply {
-                id: &id,
-                result: &result
-            })
-            .unwrap(),
-            rmcp_bytes(&id, &result)
-        );
+        assert_eq!(written(&result, None), rmcp_bytes(&id, &result));
+        assert_eq!(written(&result, Some(&stamp)), rmcp_bytes(&id, &result));
     }
 }

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::response::Response;
@@ -11,14 +12,17 @@ use bytes::Bytes;
 use http::StatusCode;
 use rmcp::ErrorData;
 use rmcp::model::{
-    ErrorCode, JsonRpcMessage, JsonRpcResponse, RequestId, ServerJsonRpcMessage, ServerResult,
+    ErrorCode, JsonRpcMessage, JsonRpcResponse, MetaObject, RequestId, ServerJsonRpcMessage,
+    ServerResult,
 };
+use serde_json::value::RawValue;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::asking::AskingReply;
 use super::budget::Reservation;
 use super::gate::{error_response, json_response, without_empty_elicitation_ids};
 use super::stateless::RMCP_SERVICE;
+use crate::server::stamp::Stamp;
 
 /// What a request's response needs besides the server's answer.
 pub(super) struct Answering {
@@ -30,9 +34,9 @@ pub(super) struct Answering {
 }
 
 impl Answering {
-    /// The response to `handled` (the server's answer), as one JSON body; an internal
-    /// error if the server stops first.
-    pub(super) fn respond<H>(self, handled: H) -> Responding<H>
+    /// The response to `handled` (the server's answer), as one JSON body with `stamp` in
+    /// its result's `_meta`; an internal error if the server stops first.
+    pub(super) fn respond<H>(self, handled: H, stamp: Arc<Stamp>) -> Responding<H>
     where
         H: Future<Output = Result<ServerResult, ErrorData>>,
     {
@@ -41,6 +45,7 @@ impl Answering {
             handled,
             stopped: cancel.cancelled_owned(),
             waiting: Some((id, held)),
+            stamp,
         }
     }
 }
@@ -56,6 +61,8 @@ pin_project_lite::pin_project! {
         stopped: WaitForCancellationFutureOwned,
         // The request's id and its body's bytes in the budget, until the response is made.
         waiting: Option<(RequestId, Reservation)>,
+        // What the result's `_meta` carries, added as the result is written.
+        stamp: Arc<Stamp>,
     }
 }
 
@@ -74,7 +81,7 @@ where
         let response = match this.handled.poll(cx) {
             Poll::Ready(result) => this.waiting.take().map(|(id, held)| {
                 drop(held);
-                answered(id, result)
+                answered(id, result, this.stamp)
             }),
             Poll::Pending => match this.stopped.poll(cx) {
                 Poll::Ready(()) => this.waiting.take().map(|(id, _)| {
@@ -92,8 +99,17 @@ where
     }
 }
 
-/// The response to the server's answer to request `id`, as one JSON body.
-fn answered(id: RequestId, result: Result<ServerResult, ErrorData>) -> Response {
+/// The response to the server's answer to request `id`, as one JSON body, its result
+/// stamped.
+fn answered(id: RequestId, mut result: Result<ServerResult, ErrorData>, stamp: &Stamp) -> Response {
+    // A result with a `_meta` of its own is stamped into it; one without has the stamp
+    // written as its `_meta` (no copy of the stamp's values).
+    if let Ok(result) = &mut result
+        && let Some(meta) = stamped_meta(result)
+        && meta.is_some()
+    {
+        stamp.apply(meta);
+    }
     let message: ServerJsonRpcMessage = match result {
         Ok(result) => {
             tracing::debug!(target: RMCP_SERVICE, %id, ?result, "response message");
@@ -104,11 +120,35 @@ fn answered(id: RequestId, result: Result<ServerResult, ErrorData>) -> Response 
             JsonRpcMessage::error(error, Some(id))
         }
     };
-    written(&message)
+    written(&message, stamp)
 }
 
-/// The reply as one JSON body, with the HTTP status the transport gives it.
-fn written(message: &ServerJsonRpcMessage) -> Response {
+/// The `_meta` of a result a round makes (the results every reply stamps), if `result`
+/// is one; the others are stamped where they are made.
+fn stamped_meta(result: &mut ServerResult) -> Option<&mut Option<MetaObject>> {
+    match result {
+        ServerResult::CallToolResult(result) => Some(&mut result.meta),
+        ServerResult::GetPromptResult(result) => Some(&mut result.meta),
+        ServerResult::ReadResourceResult(result) => Some(&mut result.meta),
+        ServerResult::InputRequiredResult(result) => Some(&mut result.meta),
+        _ => None,
+    }
+}
+
+/// Whether `result` is a round's result without a `_meta` (see [`stamped_meta`]).
+fn without_meta(result: &ServerResult) -> bool {
+    match result {
+        ServerResult::CallToolResult(result) => result.meta.is_none(),
+        ServerResult::GetPromptResult(result) => result.meta.is_none(),
+        ServerResult::ReadResourceResult(result) => result.meta.is_none(),
+        ServerResult::InputRequiredResult(result) => result.meta.is_none(),
+        _ => false,
+    }
+}
+
+/// The reply as one JSON body, with the HTTP status the transport gives it, and `stamp`
+/// as the `_meta` of a round's result that has none.
+fn written(message: &ServerJsonRpcMessage, stamp: &Stamp) -> Response {
     let status = match message {
         JsonRpcMessage::Error(error) => match error.error.code {
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
@@ -130,8 +170,12 @@ fn written(message: &ServerJsonRpcMessage) -> Response {
         }) => {
             let state = result.request_state.as_ref().map_or(0, String::len);
             let mut body = Vec::with_capacity(REPLY_BYTES + state);
-            serde_json::to_writer(&mut body, &AskingReply { id, result })
+            let stamp = result.meta.is_none().then(|| stamp.written());
+            serde_json::to_writer(&mut body, &AskingReply { id, result, stamp })
                 .map(|()| without_empty_elicitation_ids(Bytes::from(body)))
+        }
+        JsonRpcMessage::Response(JsonRpcResponse { id, result, .. }) if without_meta(result) => {
+            with_meta(id, result, stamp.written()).map(Bytes::from)
         }
         _ => {
             let mut body = Vec::with_capacity(REPLY_BYTES);
@@ -149,6 +193,33 @@ fn written(message: &ServerJsonRpcMessage) -> Response {
     }
 }
 
+/// The JSON-RPC response carrying `result`, as rmcp writes it, with `meta` written as the
+/// result's `_meta` (which it does not have).
+fn with_meta(
+    id: &RequestId,
+    result: &ServerResult,
+    meta: &RawValue,
+) -> serde_json::Result<Vec<u8>> {
+    let mut body = Vec::with_capacity(REPLY_BYTES);
+    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut body, id)?;
+    body.extend_from_slice(br#","result":"#);
+    let start = body.len();
+    serde_json::to_writer(&mut body, result)?;
+    // A result is an object, and an object ends with its closing brace: the entry goes
+    // before it, after a comma unless the object is empty.
+    if body.pop() != Some(b'}') {
+        return Err(serde::ser::Error::custom("a result that is not an object"));
+    }
+    if body.len() > start + 1 {
+        body.push(b',');
+    }
+    body.extend_from_slice(br#""_meta":"#);
+    body.extend_from_slice(meta.get().as_bytes());
+    body.extend_from_slice(b"}}");
+    Ok(body)
+}
+
 /// What a reply's buffer starts with (besides the `requestState` it carries): a typical
 /// reply fits, and a larger one grows it. Under a kilobyte: glibc's allocator serves
 /// smaller blocks from its per-thread cache, and sorts its free lists for larger ones.
@@ -156,6 +227,8 @@ const REPLY_BYTES: usize = 640;
 
 #[cfg(test)]
 mod tests {
+    use rmcp::model::Implementation;
+
     use super::*;
 
     /// The request's answer, then its response: the body's bytes go back to the budget
@@ -166,6 +239,7 @@ mod tests {
         use super::super::budget::BodyBudget;
         use futures::FutureExt as _;
         let budget = BodyBudget::new(1024);
+        let stamp = Arc::new(Stamp::new(&Implementation::new("demo", "1"), None));
         let answering = |cancel: &CancellationToken| {
             let mut held = budget.reservation();
             assert!(held.cover(100));
@@ -192,7 +266,7 @@ mod tests {
             answered.await.unwrap();
             Ok(ServerResult::empty(()))
         };
-        let mut responding = Box::pin(answering(&cancel).respond(handled));
+        let mut responding = Box::pin(answering(&cancel).respond(handled, stamp.clone()));
         assert!((&mut responding).now_or_never().is_none());
         assert_eq!(budget.held(), 100, "held while the answer is being made");
         answer.send(()).unwrap();
@@ -206,7 +280,7 @@ mod tests {
 
         let cancel = CancellationToken::new();
         let never = std::future::pending::<Result<ServerResult, ErrorData>>();
-        let mut responding = Box::pin(answering(&cancel).respond(never));
+        let mut responding = Box::pin(answering(&cancel).respond(never, stamp.clone()));
         assert!((&mut responding).now_or_never().is_none());
         cancel.cancel();
         let stopped = responding.as_mut().now_or_never();
@@ -218,5 +292,50 @@ mod tests {
             json["error"]["message"],
             "the server stopped before the request was answered"
         );
+    }
+
+    /// A round's result is written with the stamp in its `_meta`: what rmcp writes for the
+    /// result stamped beforehand, and a `_meta` of its own keeps its entries.
+    #[test]
+    fn a_rounds_result_is_written_stamped() {
+        use rmcp::model::{
+            CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, ReadResourceResult,
+        };
+        let stamp = Stamp::new(&Implementation::new("demo", "1"), Some("node-a".into()));
+        let id = RequestId::Number(3);
+        let mut own = MetaObject::default();
+        own.0.insert("trace".into(), serde_json::json!("t"));
+        let mut with_own = CallToolResult::success(vec![ContentBlock::text("hi")]);
+        with_own.meta = Some(own);
+        let results = [
+            ServerResult::CallToolResult(CallToolResult::success(vec![ContentBlock::text("hi")])),
+            ServerResult::CallToolResult(with_own),
+            ServerResult::GetPromptResult(GetPromptResult::new(Vec::new())),
+            ServerResult::ReadResourceResult(ReadResourceResult::new(Vec::new())),
+            ServerResult::InputRequiredResult(InputRequiredResult::new(None, Some("s".into()))),
+            ServerResult::empty(()),
+        ];
+        for result in results {
+            let mut expected = result.clone();
+            if let Some(meta) = stamped_meta(&mut expected) {
+                stamp.apply(meta);
+            }
+            let expected = serde_json::to_value(JsonRpcMessage::<
+                rmcp::model::ServerRequest,
+                ServerResult,
+                rmcp::model::ServerNotification,
+            >::response(expected, id.clone()))
+            .unwrap();
+            let response = answered(id.clone(), Ok(result), &stamp);
+            let bytes =
+                futures::executor::block_on(axum::body::to_bytes(response.into_body(), usize::MAX))
+                    .unwrap();
+            let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(json, expected);
+        }
+        // An empty object takes the entry without a comma.
+        let empty = with_meta(&id, &ServerResult::empty(()), stamp.written()).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&empty).unwrap();
+        assert_eq!(json["result"]["_meta"]["io.mrtr/instance"], "node-a");
     }
 }

@@ -43,7 +43,7 @@ use super::budget::Reservation;
 use super::inflight::Principals;
 use super::reading::typed_request;
 use super::responding::Answering;
-use crate::server::mcp_server::{DeclaredCapabilities, declares_tasks};
+use crate::server::mcp_server::{DeclaredCapabilities, StampedOnWrite, declares_tasks};
 use crate::server::{McpServer, NoFallback};
 
 /// The target rmcp logs requests under: the native path logs its requests there too, so
@@ -500,11 +500,14 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
     fn serve(
         &self,
         request: ClientRequest,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
         answering: Answering,
     ) -> BoxFuture<'static, Response> {
+        // The response's writer stamps the result (no copy of the stamp's values into it).
+        context.extensions.insert(StampedOnWrite);
+        let stamp = Arc::clone(&self.server.inner.mrtr.stamp);
         let handled = handle(self.server.clone(), request, context);
-        Box::pin(answering.respond(handled).in_current_span())
+        Box::pin(answering.respond(handled, stamp).in_current_span())
     }
 }
 
