@@ -66,6 +66,7 @@ mod budget;
 mod connections;
 mod detach;
 mod endpoint;
+mod envelope;
 mod gate;
 mod inflight;
 mod posting;

@@ -14,10 +14,10 @@ use rmcp::model::RequestId;
 use super::budget::{Reservation, held_body};
 use super::detach::detached;
 use super::endpoint::Next;
+use super::envelope::Envelope;
 use super::gate::{Gate, Legacy, check_envelope, jsonrpc_errors, on_session, read_body, refused};
 use super::inflight::InFlightPermit;
 use super::sessions;
-use super::stateless::Envelope;
 
 /// A JSON POST: its body read, its envelope checked, then served. An `async` block, not
 /// an `async fn`: those keep each parameter twice.
@@ -102,8 +102,10 @@ fn routed<'g>(
     held: Reservation,
     next: &Next,
 ) -> Routed<'g> {
-    // The one parse of the body; what it does not understand, the envelope check words.
-    let envelope = Envelope::parse(&body);
+    // The one parse of the body; what it does not understand, the envelope check words. A
+    // request that may be served natively has its round-trip params read with it.
+    let read_params = !in_session && gate.stateless.may_serve(&parts.headers);
+    let envelope = Envelope::parse(&body, read_params);
     let (id, method) = match envelope.as_ref().and_then(Envelope::id_and_method) {
         Some(checked) => checked,
         None => match check_envelope(&body) {
@@ -122,7 +124,7 @@ fn routed<'g>(
         .filter(|_| in_session || method.as_deref() == Some("initialize"));
     let Some(legacy) = legacy else {
         // Stateless: natively when the server answers it itself, else through rmcp.
-        let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, &envelope));
+        let native = envelope.and_then(|envelope| gate.stateless.prepare(&parts, envelope));
         if let Some(prepared) = native {
             // The request is read into its own types: the body's bytes go now, not when
             // the round ends (the reservation stays with the request until its answer).

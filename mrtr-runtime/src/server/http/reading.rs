@@ -43,17 +43,14 @@ pub(super) fn typed_request<'a>(
     method: &'a str,
     params: Option<&'a RawValue>,
 ) -> Option<(ClientRequest, RequiredMeta<'a>)> {
-    let read = match method {
-        "tools/call" => direct::<_, CallToolRequestParams>(params)
-            .map(|(request, meta)| (ClientRequest::CallToolRequest(request), meta)),
-        "prompts/get" => direct::<_, GetPromptRequestParams>(params)
-            .map(|(request, meta)| (ClientRequest::GetPromptRequest(request), meta)),
-        "resources/read" => direct::<_, ReadResourceRequestParams>(params)
-            .map(|(request, meta)| (ClientRequest::ReadResourceRequest(request), meta)),
-        _ => None,
-    };
-    if read.is_some() {
-        return read;
+    if is_round_trip(method)
+        && let Some(params) = params
+    {
+        let mut json = serde_json::Deserializer::from_str(params.get());
+        let read = read_round_trip(method, &mut json).and_then(|read| json.end().map(|()| read));
+        if let Ok(read) = read {
+            return Some(read);
+        }
     }
     let request = Some(match method {
         "tools/call" => ClientRequest::CallToolRequest(typed(method, params)?),
@@ -84,24 +81,48 @@ pub(super) fn typed_request<'a>(
     Some((request, required))
 }
 
+/// Whether `method` is a round-trip method, whose params [`read_round_trip`] reads.
+pub(super) fn is_round_trip(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
 /// Reads a round-trip method's params (a type with a `_meta` field of its own) straight
-/// from the raw params, `_meta` diverted into [`RequiredMeta`] (the params' own field stays
+/// from `params`, `_meta` diverted into [`RequiredMeta`] (the params' own field stays
 /// empty). rmcp reads params through a flattening wrapper that first buffers every value of
 /// the object (arguments and answers included) and then reads the type from the buffer;
-/// this reads the same fields into the same types in one pass. `None` (any error) leaves
-/// the request to [`typed`], whose read decides.
-fn direct<'a, M: Default, P: Deserialize<'a>>(
-    params: Option<&'a RawValue>,
-) -> Option<(Request<M, P>, RequiredMeta<'a>)> {
-    let mut json = serde_json::Deserializer::from_str(params?.get());
+/// this reads the same fields into the same types in one pass. An error (anything rmcp's
+/// read might take otherwise) leaves the request to rmcp's read, which decides.
+pub(super) fn read_round_trip<'de, D: Deserializer<'de>>(
+    method: &str,
+    params: D,
+) -> Result<(ClientRequest, RequiredMeta<'de>), D::Error> {
+    Ok(match method {
+        "tools/call" => {
+            let (request, meta) = direct::<_, _, CallToolRequestParams>(params)?;
+            (ClientRequest::CallToolRequest(request), meta)
+        }
+        "prompts/get" => {
+            let (request, meta) = direct::<_, _, GetPromptRequestParams>(params)?;
+            (ClientRequest::GetPromptRequest(request), meta)
+        }
+        "resources/read" => {
+            let (request, meta) = direct::<_, _, ReadResourceRequestParams>(params)?;
+            (ClientRequest::ReadResourceRequest(request), meta)
+        }
+        _ => return Err(de::Error::custom("not a round-trip method")),
+    })
+}
+
+/// One round-trip method's params and what its `_meta` requires (see [`read_round_trip`]).
+fn direct<'de, D: Deserializer<'de>, M: Default, P: Deserialize<'de>>(
+    params: D,
+) -> Result<(Request<M, P>, RequiredMeta<'de>), D::Error> {
     let mut meta = None;
     let read = P::deserialize(Diverting {
-        inner: &mut json,
+        inner: params,
         meta: &mut meta,
-    })
-    .and_then(|read| json.end().map(|()| read))
-    .ok()?;
-    Some((Request::new(read), meta.flatten().unwrap_or_default()))
+    })?;
+    Ok((Request::new(read), meta.flatten().unwrap_or_default()))
 }
 
 /// Reads one of rmcp's request types from a message's method and raw params, exactly as
@@ -260,7 +281,7 @@ impl<'m, 'de, A: MapAccess<'de>> MapAccess<'de> for DivertedMap<'m, 'de, A> {
 }
 
 /// An object key, borrowed from the body when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
+pub(super) struct Key<'de>(pub(super) Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -338,7 +359,7 @@ impl<'de> Deserialize<'de> for RequiredMeta<'de> {
 }
 
 /// A string value, borrowed when the input lends it.
-struct Text<'de>(Cow<'de, str>);
+pub(super) struct Text<'de>(pub(super) Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Text<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -430,7 +451,10 @@ mod tests {
         {
             let raw = raw(params);
             let slow = rmcps::<M, P>(method, &raw);
-            let Some((fast, fast_meta)) = direct::<M, P>(Some(&raw)) else {
+            let mut json = serde_json::Deserializer::from_str(raw.get());
+            let Ok((fast, fast_meta)) =
+                direct::<_, M, P>(&mut json).and_then(|read| json.end().map(|()| read))
+            else {
                 return false;
             };
             let (mut slow, slow_meta) =

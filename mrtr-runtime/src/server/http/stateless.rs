@@ -18,7 +18,6 @@
 //! the native one never decides an error rmcp would word differently.
 
 use std::any::TypeId;
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
@@ -33,13 +32,11 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, Service as _};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde::Deserialize;
-use serde::de::Visitor;
-use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::budget::Reservation;
+use super::envelope::{Envelope, Params};
 use super::inflight::Principals;
 use super::reading::typed_request;
 use super::responding::Answering;
@@ -51,10 +48,6 @@ use crate::server::{McpServer, NoFallback};
 /// keep working.
 pub(super) const RMCP_SERVICE: &str = "rmcp::service";
 
-/// A body nested this deep (objects and arrays) is left to the gate's envelope check, whose
-/// parser refuses what is deeper than serde_json's limit (128).
-const MAX_NATIVE_DEPTH: usize = 100;
-
 /// The headers a 2026-07-28 request repeats from its body (names made once, not parsed
 /// from text at each lookup).
 static MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -63,93 +56,6 @@ static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// What `Mcp-Name` starts with when its value is Base64-encoded (SEP-2243).
 const BASE64_HEADER_PREFIX: &str = "=?base64?";
-
-/// One POST body's JSON-RPC envelope, borrowed from the body; `params` stays raw until the
-/// method's own type reads it.
-#[derive(Deserialize)]
-pub(super) struct Envelope<'a> {
-    #[serde(borrow)]
-    jsonrpc: Cow<'a, str>,
-    #[serde(default, deserialize_with = "integer_or_string")]
-    id: Option<RequestId>,
-    #[serde(borrow, default)]
-    method: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    result: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    error: Option<&'a RawValue>,
-}
-
-impl<'a> Envelope<'a> {
-    /// The envelope of `body`, when it is one JSON-RPC object this parse understands (an
-    /// integer or string id, a string method); `None` sends the body to the gate's own
-    /// check, which says what is wrong with it.
-    pub(super) fn parse(body: &'a [u8]) -> Option<Self> {
-        // One object only: serde reads a struct from a JSON array too (its elements as the
-        // fields in order), which would serve a batch as if it were one request. Anything
-        // else (a batch, a scalar) is the gate's check's to answer.
-        let first = body
-            .iter()
-            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
-        if first != Some(&b'{') {
-            return None;
-        }
-        // Raw and ignored values are skipped without serde_json's depth limit: a deep body
-        // is left to the gate's check, which refuses what is too deep to parse.
-        if !shallower_than(body, MAX_NATIVE_DEPTH) {
-            return None;
-        }
-        serde_json::from_slice(body).ok()
-    }
-
-    /// The id and method, as the gate's envelope check finds them, when the envelope is
-    /// valid JSON-RPC 2.0 (a request, a notification, or a client's response).
-    pub(super) fn id_and_method(&self) -> Option<(Option<RequestId>, Option<String>)> {
-        if self.jsonrpc != "2.0" {
-            return None;
-        }
-        match &self.method {
-            Some(method) => Some((self.id.clone(), Some(method.to_string()))),
-            None if self.result.is_some() || self.error.is_some() => Some((self.id.clone(), None)),
-            None => None,
-        }
-    }
-}
-
-/// A field that is there, even as `null` (serde's `Option` makes `null` absent).
-fn present<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(deserializer).map(Some)
-}
-
-/// A JSON-RPC id: a string, or an integer rmcp keeps (`i64`). Anything else — `null`, a
-/// float, a larger integer — fails the parse, and the gate's own check answers it.
-fn integer_or_string<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<RequestId>, D::Error> {
-    struct IdVisitor;
-    impl Visitor<'_> for IdVisitor {
-        type Value = RequestId;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a string or an integer")
-        }
-        fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<RequestId, E> {
-            Ok(RequestId::Number(value))
-        }
-        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<RequestId, E> {
-            i64::try_from(value)
-                .map(RequestId::Number)
-                .map_err(|_| E::custom("id beyond i64"))
-        }
-        fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<RequestId, E> {
-            Ok(RequestId::String(value.into()))
-        }
-    }
-    deserializer.deserialize_any(IdVisitor).map(Some)
-}
 
 /// A request the native path serves: its id and its typed request.
 pub(super) struct Prepared {
@@ -192,13 +98,20 @@ impl Stateless {
     pub(super) fn prepare(
         &self,
         parts: &http::request::Parts,
-        envelope: &Envelope<'_>,
+        envelope: Envelope<'_>,
     ) -> Option<Prepared> {
-        if envelope.jsonrpc != "2.0" || envelope.result.is_some() || envelope.error.is_some() {
+        let Envelope {
+            jsonrpc,
+            id,
+            method,
+            params,
+            answers,
+        } = envelope;
+        if jsonrpc != "2.0" || answers {
             return None;
         }
-        let id = envelope.id.clone()?;
-        let method = envelope.method.as_deref()?;
+        let id = id?;
+        let method = method.as_deref()?;
         let headers = &parts.headers;
         if headers.contains_key(header::ORIGIN)
             || !self.allows_host(parts)
@@ -213,7 +126,11 @@ impl Stateless {
         {
             return None;
         }
-        let (request, meta) = typed_request(method, envelope.params)?;
+        let (request, meta) = match params {
+            Params::Read(read) => *read,
+            Params::Raw(params) => typed_request(method, Some(params))?,
+            Params::Absent => typed_request(method, None)?,
+        };
         // The `_meta` keys 2026-07-28 requires (rmcp's `missing_required_keys`), each decoded
         // once: the capabilities go on with the request. The version is compared as the
         // string it is (rmcp's read takes any string as it is), not decoded.
@@ -266,6 +183,14 @@ impl Stateless {
             cancel: self.cancel.clone(),
         };
         self.server.serve(request, context, answering)
+    }
+
+    /// Whether a request with these headers may be one this path serves (it names a
+    /// 2026-07-28+ protocol version): its round-trip params are then worth reading with its
+    /// envelope.
+    pub(super) fn may_serve(&self, headers: &HeaderMap) -> bool {
+        sole(headers, &MCP_PROTOCOL_VERSION)
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28.as_str())
     }
 
     fn allows_host(&self, parts: &http::request::Parts) -> bool {
@@ -325,38 +250,6 @@ fn addressed(request: &ClientRequest) -> Option<&str> {
         ClientRequest::CancelTaskRequest(request) => &request.params.task_id,
         _ => return None,
     })
-}
-
-/// Whether `json` nests objects and arrays less than `limit` deep.
-fn shallower_than(json: &[u8], limit: usize) -> bool {
-    let mut depth = 0usize;
-    let mut at = 0;
-    while let Some(&byte) = json.get(at) {
-        at += 1;
-        match byte {
-            // A string: skip to its closing quote (most of a body is strings).
-            b'"' => loop {
-                let rest = json.get(at..).unwrap_or_default();
-                match memchr::memchr2(b'"', b'\\', rest) {
-                    None => return true,
-                    Some(found) if json[at + found] == b'\\' => at += found + 2,
-                    Some(found) => {
-                        at += found + 1;
-                        break;
-                    }
-                }
-            },
-            b'{' | b'[' => {
-                depth += 1;
-                if depth >= limit {
-                    return false;
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    true
 }
 
 /// The one value of header `name`, as text; `None` when it is absent, repeated or not text.
@@ -577,68 +470,6 @@ fn handle<F: ServerHandler + Send + Sync + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_envelope_reads_what_the_gate_reads() {
-        let envelope =
-            Envelope::parse(b"\r\n\t {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/list\"}")
-                .unwrap();
-        assert_eq!(
-            envelope.id_and_method(),
-            Some((
-                Some(RequestId::String("a".into())),
-                Some("tools/list".into())
-            ))
-        );
-        let response = Envelope::parse(br#"{"jsonrpc":"2.0","id":4,"result":null}"#).unwrap();
-        assert_eq!(
-            response.id_and_method(),
-            Some((Some(RequestId::Number(4)), None))
-        );
-        // What the gate refuses is left to it.
-        for body in [
-            &br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#[..],
-            br#"{"jsonrpc":"2.0","id":1}"#,
-        ] {
-            assert_eq!(Envelope::parse(body).unwrap().id_and_method(), None);
-        }
-        for body in [
-            &br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#[..],
-            br#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#,
-            br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
-            br#"{"jsonrpc":"2.0","id":1,"method":7}"#,
-            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
-            // A struct reads from an array's elements in order: a batch of one, or this.
-            br#"["2.0",1,"ping"]"#,
-            b" \n[\"2.0\",1,\"ping\"]",
-            br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
-            b"{not json",
-        ] {
-            assert!(
-                Envelope::parse(body).is_none(),
-                "{}",
-                String::from_utf8_lossy(body)
-            );
-        }
-    }
-
-    #[test]
-    fn depth_is_counted_outside_strings_only() {
-        assert!(shallower_than(br#"{"a":[[1]]}"#, 4));
-        assert!(!shallower_than(br#"{"a":[[1]]}"#, 3));
-        assert!(shallower_than(br#"{"a":"[[[[[\"[["}"#, 2));
-        assert!(!shallower_than(br#"{"a":"\\",[[1]]}"#, 3));
-        // Cut off inside a string, even right after a backslash: nothing more to count.
-        assert!(shallower_than(br#"{"a":"[[\"#, 2));
-        assert!(shallower_than(br#"{"a":"[[\\"#, 2));
-        // What the envelope parse would skip unchecked goes to the gate's own check.
-        let deep = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"x","junk":{}1{}}}"#,
-            "[".repeat(150),
-            "]".repeat(150)
-        );
-        assert!(Envelope::parse(deep.as_bytes()).is_none());
-    }
 
     #[test]
     fn accept_must_name_both_plainly() {
