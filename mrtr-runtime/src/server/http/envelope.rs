@@ -14,7 +14,7 @@ use serde::Deserializer;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::reading::{Key, RequiredMeta, Text, is_round_trip, read_round_trip};
+use super::reading::{RequiredMeta, Text, is_round_trip, read_round_trip};
 
 /// A body nested this deep (objects and arrays) is left to the gate's envelope check, whose
 /// parser refuses what is deeper than serde_json's limit (128).
@@ -99,7 +99,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let mut method: Option<Option<Cow<'de, str>>> = None;
         let mut params = None;
         let (mut result, mut error) = (false, false);
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             match &*key {
                 "jsonrpc" => {
                     once(jsonrpc.is_some(), "jsonrpc")?;

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientRequest, GetMeta as _, GetPromptRequestParams,
-    ReadResourceRequestParams, Request,
+    ReadResourceRequestParams, Request, RequestMetaObject,
 };
 use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -70,15 +70,21 @@ pub(super) fn typed_request<'a>(
         "tasks/cancel" => ClientRequest::CancelTaskRequest(typed(method, params)?),
         _ => return None,
     })?;
-    let meta = request.get_meta();
-    let required = RequiredMeta {
-        protocol_version: meta
-            .get(PROTOCOL_VERSION_META_KEY)
-            .and_then(serde_json::Value::as_str)
-            .map(|version| Cow::Owned(version.to_owned())),
-        client_capabilities: meta.client_capabilities(),
-    };
+    let required = RequiredMeta::of(request.get_meta());
     Some((request, required))
+}
+
+impl RequiredMeta<'_> {
+    /// What `meta`, read by rmcp, says under the required keys.
+    fn of(meta: &RequestMetaObject) -> Self {
+        RequiredMeta {
+            protocol_version: meta
+                .get(PROTOCOL_VERSION_META_KEY)
+                .and_then(serde_json::Value::as_str)
+                .map(|version| Cow::Owned(version.to_owned())),
+            client_capabilities: meta.client_capabilities(),
+        }
+    }
 }
 
 /// Whether `method` is a round-trip method, whose params [`read_round_trip`] reads.
@@ -257,7 +263,7 @@ impl<'m, 'de, A: MapAccess<'de>> MapAccess<'de> for DivertedMap<'m, 'de, A> {
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         loop {
-            let Some(Key(key)) = self.map.next_key::<Key<'de>>()? else {
+            let Some(Text(key)) = self.map.next_key::<Text<'de>>()? else {
                 return Ok(None);
             };
             if key != "_meta" {
@@ -277,17 +283,6 @@ impl<'m, 'de, A: MapAccess<'de>> MapAccess<'de> for DivertedMap<'m, 'de, A> {
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         self.map.next_value_seed(seed)
-    }
-}
-
-/// An object key, borrowed from the body when it has no escapes.
-pub(super) struct Key<'de>(pub(super) Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer
-            .deserialize_str(TextVisitor(PhantomData))
-            .map(Key)
     }
 }
 
@@ -329,7 +324,7 @@ impl<'de> Deserialize<'de> for RequiredMeta<'de> {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let (mut version, mut capabilities) = (None, None);
-                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
                     match &*key {
                         PROTOCOL_VERSION_META_KEY if version.is_none() => {
                             version = Some(map.next_value::<Text<'de>>()?.0);
@@ -358,7 +353,7 @@ impl<'de> Deserialize<'de> for RequiredMeta<'de> {
     }
 }
 
-/// A string value, borrowed when the input lends it.
+/// A string (a value or an object's key), borrowed from the body when it has no escapes.
 pub(super) struct Text<'de>(pub(super) Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Text<'de> {
@@ -373,7 +368,6 @@ impl<'de> Deserialize<'de> for Text<'de> {
 mod tests {
     use rmcp::model::{
         CallToolRequestMethod, GetPromptRequestMethod, ProtocolVersion, ReadResourceRequestMethod,
-        RequestMetaObject,
     };
 
     use super::*;
@@ -428,14 +422,7 @@ mod tests {
             .get::<RequestMetaObject>()
             .cloned()
             .unwrap_or_default();
-        let required = RequiredMeta {
-            protocol_version: meta
-                .get(PROTOCOL_VERSION_META_KEY)
-                .and_then(serde_json::Value::as_str)
-                .map(|version| Cow::Owned(version.to_owned())),
-            client_capabilities: meta.client_capabilities(),
-        };
-        Some((request.params, required))
+        Some((request.params, RequiredMeta::of(&meta)))
     }
 
     /// The one-pass read of the round-trip methods gives what rmcp's own read gives, field
