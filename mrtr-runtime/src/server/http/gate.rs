@@ -615,11 +615,24 @@ fn is_request_level_error(bytes: &[u8]) -> bool {
         return false;
     }
     serde_json::from_slice::<Value>(bytes).is_ok_and(|message| {
-        matches!(
-            message.pointer("/error/code").and_then(Value::as_i64),
-            Some(-32022..=-32020)
-        )
+        message
+            .pointer("/error/code")
+            .and_then(Value::as_i64)
+            .and_then(|code| i32::try_from(code).ok())
+            .is_some_and(|code| is_request_level(ErrorCode(code)))
     })
+}
+
+/// Whether `code` refuses the request itself (its protocol version, its declared
+/// capabilities, its headers against its body): such errors are HTTP 400 (the transport
+/// spec), on either path.
+pub(super) fn is_request_level(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::HEADER_MISMATCH
+    )
 }
 
 /// Removes `"elicitationId": ""` from the URL-mode elicitations of an `input_required`

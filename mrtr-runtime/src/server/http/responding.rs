@@ -20,7 +20,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::asking::AskingReply;
 use super::budget::Reservation;
-use super::gate::{error_response, json_response, without_empty_elicitation_ids};
+use super::gate::{error_response, is_request_level, json_response, without_empty_elicitation_ids};
 use super::stateless::RMCP_SERVICE;
 use crate::server::stamp::Stamp;
 
@@ -151,9 +151,7 @@ fn without_meta(result: &ServerResult) -> bool {
 fn written(message: &ServerJsonRpcMessage, stamp: &Stamp) -> Response {
     let status = match message {
         JsonRpcMessage::Error(error) => match error.error.code {
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
-            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+            code if is_request_level(code) => StatusCode::BAD_REQUEST,
             ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
             _ => StatusCode::OK,
         },
