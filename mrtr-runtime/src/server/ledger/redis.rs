@@ -282,9 +282,13 @@ impl RedisLedger {
     async fn connection(&self) -> Result<ConnectionManager, LedgerError> {
         self.connection
             .get_or_try_init(|| async {
+                // No response timeout of the `redis` crate's: `bounded` puts the one bound
+                // on each trip (connecting included), so a trip arms one timer, not two. The
+                // crate's would not re-make the connection either (it reconnects when a
+                // connection drops, not when an answer is late).
                 let config = ConnectionManagerConfig::new()
                     .set_connection_timeout(Some(self.timeout))
-                    .set_response_timeout(Some(self.timeout))
+                    .set_response_timeout(None)
                     .set_number_of_retries(1)
                     .set_max_delay(Duration::from_millis(500));
                 ConnectionManager::new_lazy_with_config(self.client.clone(), config).map_err(|e| {
