@@ -7,6 +7,7 @@ use rmcp::model::{
     ReadResourceResult,
 };
 use serde_json::Value;
+#[cfg(feature = "server-http")]
 use serde_json::value::RawValue;
 
 /// What every result's `_meta` carries: `serverInfo` (2026-07-28 asks it of every
@@ -18,6 +19,7 @@ pub(crate) struct Stamp {
     server_info: Value,
     instance: Option<Value>,
     /// `{"io.modelcontextprotocol/serverInfo":…,"io.mrtr/instance":…}`, as JSON text.
+    #[cfg(feature = "server-http")]
     written: Box<RawValue>,
 }
 
@@ -25,23 +27,29 @@ impl Stamp {
     pub(crate) fn new(info: &Implementation, instance: Option<String>) -> Self {
         let server_info = serde_json::to_value(info).unwrap_or_default();
         let instance = instance.map(Value::String);
-        let mut meta = None;
+        #[cfg_attr(not(feature = "server-http"), allow(unused_mut))]
         let mut stamp = Stamp {
             server_info,
             instance,
+            #[cfg(feature = "server-http")]
             written: RawValue::from_string("{}".to_owned()).expect("an empty object is JSON"),
         };
-        stamp.apply(&mut meta);
-        if let Some(written) = serde_json::to_string(&meta.unwrap_or_default())
-            .ok()
-            .and_then(|text| RawValue::from_string(text).ok())
+        #[cfg(feature = "server-http")]
         {
-            stamp.written = written;
+            let mut meta = None;
+            stamp.apply(&mut meta);
+            if let Some(written) = serde_json::to_string(&meta.unwrap_or_default())
+                .ok()
+                .and_then(|text| RawValue::from_string(text).ok())
+            {
+                stamp.written = written;
+            }
         }
         stamp
     }
 
     /// The whole `_meta` object of a result that has none, as JSON text.
+    #[cfg(feature = "server-http")]
     pub(crate) fn written(&self) -> &RawValue {
         &self.written
     }
@@ -125,6 +133,7 @@ mod tests {
         assert_eq!(own.unwrap().0[INSTANCE_META_KEY], "node-b");
     }
 
+    #[cfg(feature = "server-http")]
     #[test]
     fn the_written_stamp_is_what_a_stamp_puts_into_an_empty_meta() {
         for instance in [None, Some("node-\"a\"".to_owned())] {
