@@ -490,8 +490,9 @@ impl Mrtr {
 
     /// Stamps the reply and hands it to the ledger to record when the pass holds its round
     /// (the reply does not wait for the record). A reply whose writer stamps it
-    /// ([`MrtrRequest::stamped_on_write`]) is left as it is, unless it is recorded: a
-    /// recorded reply is stamped as the round that made it was, whoever replays it.
+    /// ([`MrtrRequest::stamped_on_write`]) is left as it is; when it is recorded, its record
+    /// is written with the stamp that writer will add, as text, so a recorded reply is
+    /// stamped as the round that made it was, whoever replays it.
     pub(crate) fn conclude<O>(
         &self,
         pass: Pass<'_>,
@@ -501,7 +502,10 @@ impl Mrtr {
         O: Serialize + WithServerInfo,
     {
         let recorded = self.rounds.is_some() && pass.held.is_some();
-        let stamp_now = recorded || !pass.stamped_on_write;
+        // The record gets the stamp as text when the writer adds it the same way (a result
+        // without a `_meta`); one with a `_meta` of its own is stamped here when recorded.
+        let spliced = recorded && pass.stamped_on_write && without_meta(&mut reply);
+        let stamp_now = !pass.stamped_on_write || (recorded && !spliced);
         if let Ok(reply) = &mut reply {
             match reply {
                 RoundReply::Complete(result) if stamp_now => {
@@ -518,7 +522,7 @@ impl Mrtr {
             }
         }
         if let (Some(rounds), Some(held)) = (&self.rounds, pass.held) {
-            rounds.record(held, encode_reply(&reply));
+            rounds.record(held, encode_reply(&reply, spliced.then_some(&*self.stamp)));
         }
         reply
     }
@@ -640,15 +644,61 @@ enum RecordedReply<O, I = InputRequiredResult, E = ErrorData, T = CreateTaskResu
     Task(T),
 }
 
-fn encode_reply<O: Serialize>(reply: &Result<RoundReply<O>, ErrorData>) -> Option<Vec<u8>> {
-    let recorded: RecordedReply<&O, &InputRequiredResult, &ErrorData, &CreateTaskResult> =
-        match reply {
-            Ok(RoundReply::Complete(result)) => RecordedReply::Complete(result),
-            Ok(RoundReply::InputRequired(result)) => RecordedReply::InputRequired(result),
-            Ok(RoundReply::Task(created)) => RecordedReply::Task(created),
-            Err(error) => RecordedReply::Error(error),
-        };
-    serde_json::to_vec(&recorded).ok()
+/// A round's result that a writer stamping on write would stamp: one without a `_meta`.
+fn without_meta<O: WithServerInfo>(reply: &mut Result<RoundReply<O>, ErrorData>) -> bool {
+    match reply {
+        Ok(RoundReply::Complete(result)) => result.meta_mut().is_some_and(|meta| meta.is_none()),
+        Ok(RoundReply::InputRequired(result)) => result.meta.is_none(),
+        Ok(RoundReply::Task(_)) | Err(_) => false,
+    }
+}
+
+/// What a record's buffer starts with, besides the `requestState` it carries: a typical
+/// record fits (see `REPLY_BYTES` in the HTTP writer).
+const RECORD_BYTES: usize = 640;
+
+/// The record of `reply`: the JSON of its owned form, with `stamp` (a stamp its writer adds
+/// as it writes it) as the result's `_meta`, written as the stamp applied to it would be.
+fn encode_reply<O: Serialize>(
+    reply: &Result<RoundReply<O>, ErrorData>,
+    stamp: Option<&Stamp>,
+) -> Option<Vec<u8>> {
+    let (recorded, state): (
+        RecordedReply<&O, &InputRequiredResult, &ErrorData, &CreateTaskResult>,
+        _,
+    ) = match reply {
+        Ok(RoundReply::Complete(result)) => (RecordedReply::Complete(result), 0),
+        Ok(RoundReply::InputRequired(result)) => (
+            RecordedReply::InputRequired(result),
+            result.request_state.as_ref().map_or(0, String::len),
+        ),
+        Ok(RoundReply::Task(created)) => (RecordedReply::Task(created), 0),
+        Err(error) => (RecordedReply::Error(error), 0),
+    };
+    let mut bytes = Vec::with_capacity(RECORD_BYTES + state);
+    serde_json::to_writer(&mut bytes, &recorded).ok()?;
+    if let Some(stamp) = stamp {
+        with_stamp(&mut bytes, stamp)?;
+    }
+    Some(bytes)
+}
+
+/// `{"Variant":{…}}` with `stamp` as the inner object's `_meta` (it has none).
+#[cfg(feature = "server-http")]
+fn with_stamp(bytes: &mut Vec<u8>, stamp: &Stamp) -> Option<()> {
+    // The variant's name has no colon: the result starts after the first one.
+    let start = bytes.iter().position(|&byte| byte == b':')? + 1;
+    if bytes.pop() != Some(b'}') || !stamp.write_into(bytes, start) {
+        return None;
+    }
+    bytes.push(b'}');
+    Some(())
+}
+
+/// Only the native HTTP path stamps on write, and it needs `server-http`.
+#[cfg(not(feature = "server-http"))]
+fn with_stamp(_: &mut Vec<u8>, _: &Stamp) -> Option<()> {
+    None
 }
 
 fn decode_reply<O: DeserializeOwned>(bytes: &[u8]) -> Option<Result<RoundReply<O>, ErrorData>> {
@@ -692,10 +742,83 @@ mod tests {
             (Err(error.clone()), RecordedReply::Error(error)),
         ];
         for (reply, owned) in replies {
-            let recorded = encode_reply(&reply).unwrap();
+            let recorded = encode_reply(&reply, None).unwrap();
             assert_eq!(recorded, serde_json::to_vec(&owned).unwrap());
             let back = decode_reply::<Value>(&recorded).unwrap();
-            assert_eq!(encode_reply(&back).unwrap(), recorded);
+            assert_eq!(encode_reply(&back, None).unwrap(), recorded);
+        }
+    }
+
+    /// A round's record made with the stamp its writer adds as text is, byte for byte, the
+    /// record of the reply with the stamp applied (what every instance wrote before), for
+    /// each result a round makes; a result with a `_meta` of its own is not spliced.
+    #[cfg(feature = "server-http")]
+    #[test]
+    fn a_record_with_the_written_stamp_is_the_record_of_the_stamped_reply() {
+        use rmcp::model::{
+            CallToolResult, ContentBlock, GetPromptResult, Implementation, PromptMessage,
+            ReadResourceResult, ResourceContents, Role,
+        };
+
+        fn agree<O: Serialize + WithServerInfo + Clone>(result: O, stamp: &Stamp) {
+            let mut unstamped: Result<RoundReply<O>, ErrorData> =
+                Ok(RoundReply::Complete(result.clone()));
+            assert!(without_meta(&mut unstamped));
+            let mut stamped = result;
+            stamp.apply(stamped.meta_mut().unwrap());
+            let stamped = Ok(RoundReply::Complete(stamped));
+            let spliced = encode_reply(&unstamped, Some(stamp)).unwrap();
+            assert_eq!(
+                String::from_utf8(spliced).unwrap(),
+                String::from_utf8(encode_reply(&stamped, None).unwrap()).unwrap()
+            );
+        }
+
+        for stamp in [
+            Stamp::new(&Implementation::new("shop", "1.2.3"), Some("n1".to_owned())),
+            Stamp::new(&Implementation::new("shop", "1.2.3"), None),
+        ] {
+            agree(
+                CallToolResult::success(vec![ContentBlock::text("done")]),
+                &stamp,
+            );
+            agree(CallToolResult::default(), &stamp);
+            agree(
+                GetPromptResult::new(vec![PromptMessage::new_text(Role::User, "hi")]),
+                &stamp,
+            );
+            agree(
+                ReadResourceResult::new(vec![ResourceContents::text("body", "file:///a")]),
+                &stamp,
+            );
+
+            let input: InputRequiredResult = serde_json::from_value(json!({
+                "inputRequests": {"go": {"method": "elicitation/create", "params": {
+                    "mode": "form", "message": "Go?",
+                    "requestedSchema": {"type": "object", "properties": {}}}}},
+                "requestState": "mrtr3.state",
+                "resultType": "input_required",
+            }))
+            .unwrap();
+            let mut unstamped: Result<RoundReply<CallToolResult>, ErrorData> =
+                Ok(RoundReply::InputRequired(input.clone()));
+            assert!(without_meta(&mut unstamped));
+            let mut stamped = input;
+            stamp.apply(&mut stamped.meta);
+            let spliced = encode_reply(&unstamped, Some(&stamp)).unwrap();
+            let applied = encode_reply::<CallToolResult>(
+                &Ok(RoundReply::InputRequired(stamped.clone())),
+                None,
+            )
+            .unwrap();
+            assert_eq!(spliced, applied);
+            // Stamped already, or not a round's result: the writer does not splice it.
+            assert!(!without_meta::<CallToolResult>(&mut Ok(
+                RoundReply::InputRequired(stamped)
+            )));
+            assert!(!without_meta::<CallToolResult>(&mut Err(
+                ErrorData::invalid_params("no", None)
+            )));
         }
     }
 }

@@ -54,6 +54,24 @@ impl Stamp {
         &self.written
     }
 
+    /// Ends the JSON object in `buffer[start..]`, which has no `_meta`, with this stamp as
+    /// its `_meta`: before its closing brace, after a comma unless the object is empty.
+    /// `false`, and nothing written, when `buffer[start..]` does not end with a brace.
+    #[cfg(feature = "server-http")]
+    pub(crate) fn write_into(&self, buffer: &mut Vec<u8>, start: usize) -> bool {
+        if buffer.len() <= start || buffer.last() != Some(&b'}') {
+            return false;
+        }
+        buffer.pop();
+        if buffer.len() > start + 1 {
+            buffer.push(b',');
+        }
+        buffer.extend_from_slice(br#""_meta":"#);
+        buffer.extend_from_slice(self.written.get().as_bytes());
+        buffer.push(b'}');
+        true
+    }
+
     /// Stamps `meta`, keeping what a result already says under either key.
     pub(crate) fn apply(&self, meta: &mut Option<MetaObject>) {
         let meta = &mut meta.get_or_insert_default().0;

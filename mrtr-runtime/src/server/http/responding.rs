@@ -15,7 +15,6 @@ use rmcp::model::{
     ErrorCode, JsonRpcMessage, JsonRpcResponse, MetaObject, RequestId, ServerJsonRpcMessage,
     ServerResult,
 };
-use serde_json::value::RawValue;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::asking::AskingReply;
@@ -173,7 +172,7 @@ fn written(message: &ServerJsonRpcMessage, stamp: &Stamp) -> Response {
                 .map(|()| without_empty_elicitation_ids(Bytes::from(body)))
         }
         JsonRpcMessage::Response(JsonRpcResponse { id, result, .. }) if without_meta(result) => {
-            with_meta(id, result, stamp.written()).map(Bytes::from)
+            with_meta(id, result, stamp).map(Bytes::from)
         }
         _ => {
             let mut body = Vec::with_capacity(REPLY_BYTES);
@@ -191,30 +190,19 @@ fn written(message: &ServerJsonRpcMessage, stamp: &Stamp) -> Response {
     }
 }
 
-/// The JSON-RPC response carrying `result`, as rmcp writes it, with `meta` written as the
+/// The JSON-RPC response carrying `result`, as rmcp writes it, with `stamp` written as the
 /// result's `_meta` (which it does not have).
-fn with_meta(
-    id: &RequestId,
-    result: &ServerResult,
-    meta: &RawValue,
-) -> serde_json::Result<Vec<u8>> {
+fn with_meta(id: &RequestId, result: &ServerResult, stamp: &Stamp) -> serde_json::Result<Vec<u8>> {
     let mut body = Vec::with_capacity(REPLY_BYTES);
     body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     serde_json::to_writer(&mut body, id)?;
     body.extend_from_slice(br#","result":"#);
     let start = body.len();
     serde_json::to_writer(&mut body, result)?;
-    // A result is an object, and an object ends with its closing brace: the entry goes
-    // before it, after a comma unless the object is empty.
-    if body.pop() != Some(b'}') {
+    if !stamp.write_into(&mut body, start) {
         return Err(serde::ser::Error::custom("a result that is not an object"));
     }
-    if body.len() > start + 1 {
-        body.push(b',');
-    }
-    body.extend_from_slice(br#""_meta":"#);
-    body.extend_from_slice(meta.get().as_bytes());
-    body.extend_from_slice(b"}}");
+    body.push(b'}');
     Ok(body)
 }
 
@@ -332,7 +320,7 @@ mod tests {
             assert_eq!(json, expected);
         }
         // An empty object takes the entry without a comma.
-        let empty = with_meta(&id, &ServerResult::empty(()), stamp.written()).unwrap();
+        let empty = with_meta(&id, &ServerResult::empty(()), &stamp).unwrap();
         let json: serde_json::Value = serde_json::from_slice(&empty).unwrap();
         assert_eq!(json["result"]["_meta"]["io.mrtr/instance"], "node-a");
     }

@@ -357,10 +357,12 @@ impl RedisLedger {
 
 /// The owner in 32 hex digits (as `{:032x}` writes it).
 fn owner_arg(owner: Owner) -> [u8; 32] {
-    let mut hex = Vec::with_capacity(32);
-    push_hex(&mut hex, &owner.0.to_be_bytes());
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = [0u8; 32];
-    out.copy_from_slice(&hex);
+    for (pair, byte) in out.chunks_exact_mut(2).zip(owner.0.to_be_bytes()) {
+        pair[0] = DIGITS[usize::from(byte >> 4)];
+        pair[1] = DIGITS[usize::from(byte & 0xf)];
+    }
     out
 }
 
@@ -379,13 +381,15 @@ fn ttl_ms(expires_at: u64) -> u64 {
 
 /// A claim's value: `r`, the owner in hex, the answers' digest, the lease's floor.
 fn claim_value(claim: &Claim, ttl: u64) -> Vec<u8> {
+    use std::io::Write as _;
     let lease = u64::try_from(claim.lease.as_millis().max(1)).unwrap_or(u64::MAX);
-    let floor = ttl.saturating_sub(lease).to_string();
-    let mut value = Vec::with_capacity(FLOOR_AT + floor.len());
+    // `r`, 32 hex digits, 16 bytes and at most 20 digits.
+    let mut value = Vec::with_capacity(FLOOR_AT + 20);
     value.push(b'r');
     value.extend_from_slice(&owner_arg(claim.owner));
     value.extend_from_slice(&claim.answers);
-    value.extend_from_slice(floor.as_bytes());
+    // Writing decimal digits into a vector does not fail.
+    let _ = write!(value, "{}", ttl.saturating_sub(lease));
     value
 }
 
