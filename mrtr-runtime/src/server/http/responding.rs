@@ -101,13 +101,16 @@ where
 /// The response to the server's answer to request `id`, as one JSON body, its result
 /// stamped.
 fn answered(id: RequestId, mut result: Result<ServerResult, ErrorData>, stamp: &Stamp) -> Response {
-    // A result with a `_meta` of its own is stamped into it; one without has the stamp
-    // written as its `_meta` (no copy of the stamp's values).
+    // A round's result with a `_meta` of its own is stamped into it; one without has the
+    // stamp written as its `_meta` (no copy of the stamp's values).
+    let mut unstamped = false;
     if let Ok(result) = &mut result
         && let Some(meta) = stamped_meta(result)
-        && meta.is_some()
     {
-        stamp.apply(meta);
+        match meta {
+            Some(_) => stamp.apply(meta),
+            None => unstamped = true,
+        }
     }
     let message: ServerJsonRpcMessage = match result {
         Ok(result) => {
@@ -119,7 +122,7 @@ fn answered(id: RequestId, mut result: Result<ServerResult, ErrorData>, stamp: &
             JsonRpcMessage::error(error, Some(id))
         }
     };
-    written(&message, stamp)
+    written(&message, unstamped.then_some(stamp))
 }
 
 /// The `_meta` of a result a round makes (the results every reply stamps), if `result`
@@ -134,20 +137,9 @@ fn stamped_meta(result: &mut ServerResult) -> Option<&mut Option<MetaObject>> {
     }
 }
 
-/// Whether `result` is a round's result without a `_meta` (see [`stamped_meta`]).
-fn without_meta(result: &ServerResult) -> bool {
-    match result {
-        ServerResult::CallToolResult(result) => result.meta.is_none(),
-        ServerResult::GetPromptResult(result) => result.meta.is_none(),
-        ServerResult::ReadResourceResult(result) => result.meta.is_none(),
-        ServerResult::InputRequiredResult(result) => result.meta.is_none(),
-        _ => false,
-    }
-}
-
-/// The reply as one JSON body, with the HTTP status the transport gives it, and `stamp`
-/// as the `_meta` of a round's result that has none.
-fn written(message: &ServerJsonRpcMessage, stamp: &Stamp) -> Response {
+/// The reply as one JSON body, with the HTTP status the transport gives it, and `stamp`,
+/// when given, written as its result's `_meta` (a round's result that has none).
+fn written(message: &ServerJsonRpcMessage, stamp: Option<&Stamp>) -> Response {
     let status = match message {
         JsonRpcMessage::Error(error) => match error.error.code {
             code if is_request_level(code) => StatusCode::BAD_REQUEST,
@@ -167,11 +159,11 @@ fn written(message: &ServerJsonRpcMessage, stamp: &Stamp) -> Response {
         }) => {
             let state = result.request_state.as_ref().map_or(0, String::len);
             let mut body = Vec::with_capacity(REPLY_BYTES + state);
-            let stamp = result.meta.is_none().then(|| stamp.written());
+            let stamp = stamp.map(Stamp::written);
             serde_json::to_writer(&mut body, &AskingReply { id, result, stamp })
                 .map(|()| without_empty_elicitation_ids(Bytes::from(body)))
         }
-        JsonRpcMessage::Response(JsonRpcResponse { id, result, .. }) if without_meta(result) => {
+        JsonRpcMessage::Response(JsonRpcResponse { id, result, .. }) if let Some(stamp) = stamp => {
             with_meta(id, result, stamp).map(Bytes::from)
         }
         _ => {
