@@ -38,6 +38,7 @@ pub(crate) fn default_resolver() -> PrincipalResolver {
 
 /// Whether `resolver` is [`default_resolver`]: then the HTTP gate runs it on a request's
 /// parts as they are, without lending them to a request context first.
+#[cfg(feature = "server-http")]
 pub(crate) fn is_default_resolver(resolver: &PrincipalResolver) -> bool {
     Arc::ptr_eq(resolver, &default_resolver())
 }
