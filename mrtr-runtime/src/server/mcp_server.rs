@@ -172,13 +172,15 @@ impl<F> McpServer<F> {
             }
             return Ok(R::from(result));
         }
+        let on_write = context.extensions.get::<StampedOnWrite>();
         let request = MrtrRequest {
             arguments,
             input_responses,
             request_state,
             caller,
             task_after: None,
-            stamped_on_write: context.extensions.get::<StampedOnWrite>().is_some(),
+            stamped_on_write: on_write.is_some(),
+            record_slot: on_write.and_then(|on_write| on_write.0.clone()),
         };
         let span = Mrtr::span(machine.descriptor(), &request);
         // Boxed: the carrier's future is kilobytes, and every future around it (rmcp's
@@ -250,6 +252,7 @@ impl<F> McpServer<F> {
             caller,
             task_after: Some(task_after),
             stamped_on_write: false,
+            record_slot: None,
         };
         let span = Mrtr::span(machine.descriptor(), &request);
         let mrtr = &self.inner.mrtr;
@@ -356,8 +359,14 @@ pub(crate) struct DeclaredCapabilities(pub(crate) ClientCapabilities);
 
 /// Left in a request's extensions by a path whose writer stamps the reply as it writes it
 /// (the native HTTP path; see [`MrtrRequest::stamped_on_write`](super::mrtr::MrtrRequest)).
-#[derive(Clone, Copy)]
-pub(crate) struct StampedOnWrite;
+/// With a round ledger it holds where a recorded round leaves its record's bytes, from which
+/// that writer writes the reply instead of encoding the same result a second time.
+#[derive(Clone)]
+pub(crate) struct StampedOnWrite(pub(crate) Option<RecordSlot>);
+
+/// Where a round the ledger records leaves its record's bytes for the reply's writer (see
+/// [`StampedOnWrite`]).
+pub(crate) type RecordSlot = Arc<std::sync::OnceLock<Vec<u8>>>;
 
 /// The client capabilities `context` declares, as rmcp's
 /// [`RequestContext::client_capabilities`] reads them (decoded once on the native path).

@@ -21,6 +21,7 @@ use serde::de::DeserializeOwned;
 
 use super::errors;
 use super::ledger::rounds::{Claimed, Held, Rounds};
+use super::mcp_server::RecordSlot;
 use super::payload::{self, PayloadError};
 use super::ratelimit::log_limited;
 use super::round::{
@@ -60,6 +61,8 @@ pub(crate) struct MrtrRequest<'a> {
     /// The reply's writer adds the stamp to a result without `_meta` as it writes it (the
     /// native HTTP path): the reply is not stamped here unless the ledger records it.
     pub(crate) stamped_on_write: bool,
+    /// Where that writer takes a recorded round's record from, to write the reply from it.
+    pub(crate) record_slot: Option<RecordSlot>,
 }
 
 /// What the client gets for one round.
@@ -99,6 +102,8 @@ pub(crate) struct Pass<'a> {
     task_after: Option<u32>,
     /// See [`MrtrRequest::stamped_on_write`].
     stamped_on_write: bool,
+    /// See [`MrtrRequest::record_slot`].
+    record_slot: Option<RecordSlot>,
     /// Where the round starts; taken by [`Pass::round_input`].
     start: Option<Start>,
     /// The claim on the round in the ledger, when it has one.
@@ -241,6 +246,7 @@ impl Mrtr {
             caller,
             task_after,
             stamped_on_write,
+            record_slot,
         } = request;
         // Before the state is opened or its round claimed: a request whose token lacks a
         // declared scope never reaches the ledger, so its refusal is not recorded as the
@@ -260,6 +266,7 @@ impl Mrtr {
             caller,
             task_after,
             stamped_on_write,
+            record_slot,
             start: None,
             held: None,
             not_after: u64::MAX,
@@ -522,7 +529,12 @@ impl Mrtr {
             }
         }
         if let (Some(rounds), Some(held)) = (&self.rounds, pass.held) {
-            rounds.record(held, encode_reply(&reply, spliced.then_some(&*self.stamp)));
+            let record = encode_reply(&reply, spliced.then_some(&*self.stamp));
+            // The writer writes the reply from its record: the same bytes, encoded once.
+            if spliced && let (Some(slot), Some(record)) = (&pass.record_slot, &record) {
+                let _ = slot.set(record.clone());
+            }
+            rounds.record(held, record);
         }
         reply
     }
@@ -659,7 +671,7 @@ const RECORD_BYTES: usize = 640;
 
 /// The record of `reply`: the JSON of its owned form, with `stamp` (a stamp its writer adds
 /// as it writes it) as the result's `_meta`, written as the stamp applied to it would be.
-fn encode_reply<O: Serialize>(
+pub(crate) fn encode_reply<O: Serialize>(
     reply: &Result<RoundReply<O>, ErrorData>,
     stamp: Option<&Stamp>,
 ) -> Option<Vec<u8>> {

@@ -595,6 +595,7 @@ impl Harness {
             },
             task_after: None,
             stamped_on_write: false,
+            record_slot: None,
         };
         let (result, rejection) = self.mrtr.serve_explained(machine, request).await;
         match result {

@@ -21,6 +21,7 @@ use super::asking::AskingReply;
 use super::budget::Reservation;
 use super::gate::{error_response, is_request_level, json_response, without_empty_elicitation_ids};
 use super::stateless::RMCP_SERVICE;
+use crate::server::mcp_server::RecordSlot;
 use crate::server::stamp::Stamp;
 
 /// What a request's response needs besides the server's answer.
@@ -34,8 +35,14 @@ pub(super) struct Answering {
 
 impl Answering {
     /// The response to `handled` (the server's answer), as one JSON body with `stamp` in
-    /// its result's `_meta`; an internal error if the server stops first.
-    pub(super) fn respond<H>(self, handled: H, stamp: Arc<Stamp>) -> Responding<H>
+    /// its result's `_meta` (written from the record a recorded round leaves in
+    /// `record_slot`); an internal error if the server stops first.
+    pub(super) fn respond<H>(
+        self,
+        handled: H,
+        stamp: Arc<Stamp>,
+        record_slot: Option<RecordSlot>,
+    ) -> Responding<H>
     where
         H: Future<Output = Result<ServerResult, ErrorData>>,
     {
@@ -45,6 +52,7 @@ impl Answering {
             stopped: cancel.cancelled_owned(),
             waiting: Some((id, held)),
             stamp,
+            record_slot,
         }
     }
 }
@@ -62,6 +70,8 @@ pin_project_lite::pin_project! {
         waiting: Option<(RequestId, Reservation)>,
         // What the result's `_meta` carries, added as the result is written.
         stamp: Arc<Stamp>,
+        // Where a round the ledger recorded leaves its record.
+        record_slot: Option<RecordSlot>,
     }
 }
 
@@ -80,7 +90,8 @@ where
         let response = match this.handled.poll(cx) {
             Poll::Ready(result) => this.waiting.take().map(|(id, held)| {
                 drop(held);
-                answered(id, result, this.stamp)
+                let record = this.record_slot.as_ref().and_then(|slot| slot.get());
+                answered(id, result, this.stamp, record.map(Vec::as_slice))
             }),
             Poll::Pending => match this.stopped.poll(cx) {
                 Poll::Ready(()) => this.waiting.take().map(|(id, _)| {
@@ -99,8 +110,19 @@ where
 }
 
 /// The response to the server's answer to request `id`, as one JSON body, its result
-/// stamped.
-fn answered(id: RequestId, mut result: Result<ServerResult, ErrorData>, stamp: &Stamp) -> Response {
+/// stamped; written from `record` when the ledger recorded it.
+fn answered(
+    id: RequestId,
+    mut result: Result<ServerResult, ErrorData>,
+    stamp: &Stamp,
+    record: Option<&[u8]>,
+) -> Response {
+    if let (Ok(result), Some(record)) = (&result, record)
+        && let Some(body) = from_record(&id, result, record)
+    {
+        tracing::debug!(target: RMCP_SERVICE, %id, ?result, "response message");
+        return json_response(StatusCode::OK, body);
+    }
     // A round's result with a `_meta` of its own is stamped into it; one without has the
     // stamp written as its `_meta` (no copy of the stamp's values).
     let mut unstamped = false;
@@ -135,6 +157,38 @@ fn stamped_meta(result: &mut ServerResult) -> Option<&mut Option<MetaObject>> {
         ServerResult::InputRequiredResult(result) => Some(&mut result.meta),
         _ => None,
     }
+}
+
+/// The reply carrying `result` (a round's result without `_meta`, unstamped) written from
+/// its `record` (the ledger's, made with the stamp as text): the bytes [`written`] would
+/// write, without encoding the result again. `None` when `record` is not the record of
+/// such a result.
+fn from_record(id: &RequestId, result: &ServerResult, record: &[u8]) -> Option<Bytes> {
+    let variant: &[u8] = match result {
+        ServerResult::InputRequiredResult(result) if result.meta.is_none() => b"InputRequired",
+        ServerResult::CallToolResult(result) if result.meta.is_none() => b"Complete",
+        ServerResult::GetPromptResult(result) if result.meta.is_none() => b"Complete",
+        ServerResult::ReadResourceResult(result) if result.meta.is_none() => b"Complete",
+        _ => return None,
+    };
+    // `{"<variant>":<result>}`
+    let inner = record
+        .strip_prefix(b"{\"")?
+        .strip_prefix(variant)?
+        .strip_prefix(b"\":")?
+        .strip_suffix(b"}")?;
+    let mut body = Vec::with_capacity(inner.len() + 48);
+    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut body, id).ok()?;
+    body.extend_from_slice(br#","result":"#);
+    body.extend_from_slice(inner);
+    body.push(b'}');
+    let body = Bytes::from(body);
+    Some(match result {
+        // As `written` does for a reply that asks.
+        ServerResult::InputRequiredResult(_) => without_empty_elicitation_ids(body),
+        _ => body,
+    })
 }
 
 /// The reply as one JSON body, with the HTTP status the transport gives it, and `stamp`,
@@ -244,7 +298,7 @@ mod tests {
             answered.await.unwrap();
             Ok(ServerResult::empty(()))
         };
-        let mut responding = Box::pin(answering(&cancel).respond(handled, stamp.clone()));
+        let mut responding = Box::pin(answering(&cancel).respond(handled, stamp.clone(), None));
         assert!((&mut responding).now_or_never().is_none());
         assert_eq!(budget.held(), 100, "held while the answer is being made");
         answer.send(()).unwrap();
@@ -258,7 +312,7 @@ mod tests {
 
         let cancel = CancellationToken::new();
         let never = std::future::pending::<Result<ServerResult, ErrorData>>();
-        let mut responding = Box::pin(answering(&cancel).respond(never, stamp.clone()));
+        let mut responding = Box::pin(answering(&cancel).respond(never, stamp.clone(), None));
         assert!((&mut responding).now_or_never().is_none());
         cancel.cancel();
         let stopped = responding.as_mut().now_or_never();
@@ -304,7 +358,7 @@ mod tests {
                 rmcp::model::ServerNotification,
             >::response(expected, id.clone()))
             .unwrap();
-            let response = answered(id.clone(), Ok(result), &stamp);
+            let response = answered(id.clone(), Ok(result), &stamp, None);
             let bytes =
                 futures::executor::block_on(axum::body::to_bytes(response.into_body(), usize::MAX))
                     .unwrap();
@@ -315,5 +369,84 @@ mod tests {
         let empty = with_meta(&id, &ServerResult::empty(()), &stamp).unwrap();
         let json: serde_json::Value = serde_json::from_slice(&empty).unwrap();
         assert_eq!(json["result"]["_meta"]["io.mrtr/instance"], "node-a");
+    }
+
+    /// A recorded round's reply written from its record is, byte for byte, the reply
+    /// written from the result, for every result a round makes (a reply that asks with
+    /// elicitations, whose empty ids the writer drops, included); anything else, or a record
+    /// of another kind of reply, is written from the result.
+    #[test]
+    fn a_recorded_reply_is_written_from_its_record_as_from_its_result() {
+        use rmcp::model::{
+            CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, ReadResourceResult,
+        };
+
+        use crate::server::mrtr::{RoundReply, encode_reply};
+
+        let stamp = Stamp::new(&Implementation::new("demo", "1"), Some("node-a".into()));
+        let id = RequestId::String("req-7".into());
+        let body = |response: Response| {
+            futures::executor::block_on(axum::body::to_bytes(response.into_body(), usize::MAX))
+                .unwrap()
+        };
+        let asking: InputRequiredResult = serde_json::from_value(serde_json::json!({
+            "inputRequests": {"go": {"method": "elicitation/create", "params": {
+                "mode": "form", "message": "Go?",
+                "requestedSchema": {"type": "object", "properties": {}}}}},
+            "requestState": "mrtr3.state",
+            "resultType": "input_required",
+        }))
+        .unwrap();
+        let complete = |result: ServerResult| match result {
+            ServerResult::CallToolResult(result) => {
+                encode_reply(&Ok(RoundReply::Complete(result)), Some(&stamp))
+            }
+            ServerResult::GetPromptResult(result) => {
+                encode_reply(&Ok(RoundReply::Complete(result)), Some(&stamp))
+            }
+            ServerResult::ReadResourceResult(result) => {
+                encode_reply(&Ok(RoundReply::Complete(result)), Some(&stamp))
+            }
+            ServerResult::InputRequiredResult(result) => {
+                encode_reply::<CallToolResult>(&Ok(RoundReply::InputRequired(result)), Some(&stamp))
+            }
+            _ => unreachable!(),
+        };
+        let results = [
+            ServerResult::CallToolResult(CallToolResult::success(vec![ContentBlock::text("hi")])),
+            ServerResult::GetPromptResult(GetPromptResult::new(Vec::new())),
+            ServerResult::ReadResourceResult(ReadResourceResult::new(Vec::new())),
+            ServerResult::InputRequiredResult(InputRequiredResult::new(None, Some("s".into()))),
+            ServerResult::InputRequiredResult(asking),
+        ];
+        for result in results {
+            let record = complete(result.clone()).unwrap();
+            let from_result = body(answered(id.clone(), Ok(result.clone()), &stamp, None));
+            assert!(from_record(&id, &result, &record).is_some());
+            let from_record = body(answered(id.clone(), Ok(result), &stamp, Some(&record)));
+            assert_eq!(
+                String::from_utf8(from_record.to_vec()).unwrap(),
+                String::from_utf8(from_result.to_vec()).unwrap()
+            );
+        }
+        // A record of another kind of reply, or a result with a `_meta` of its own: the
+        // result is written.
+        let tool = CallToolResult::success(vec![ContentBlock::text("hi")]);
+        let record = complete(ServerResult::CallToolResult(tool.clone())).unwrap();
+        let asking =
+            ServerResult::InputRequiredResult(InputRequiredResult::new(None, Some("s".into())));
+        assert!(from_record(&id, &asking, &record).is_none());
+        let mut with_own = tool;
+        with_own.meta = Some(MetaObject::default());
+        assert!(from_record(&id, &ServerResult::CallToolResult(with_own), &record).is_none());
+        assert!(from_record(&id, &ServerResult::empty(()), &record).is_none());
+        assert!(
+            from_record(
+                &id,
+                &ServerResult::CallToolResult(CallToolResult::default()),
+                b"{}"
+            )
+            .is_none()
+        );
     }
 }

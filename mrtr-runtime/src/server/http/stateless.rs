@@ -40,7 +40,7 @@ use super::envelope::{Envelope, Params};
 use super::inflight::Principals;
 use super::reading::typed_request;
 use super::responding::Answering;
-use crate::server::mcp_server::{DeclaredCapabilities, StampedOnWrite, declares_tasks};
+use crate::server::mcp_server::{DeclaredCapabilities, RecordSlot, StampedOnWrite, declares_tasks};
 use crate::server::{McpServer, NoFallback};
 
 /// The target rmcp logs requests under: the native path logs its requests there too, so
@@ -396,11 +396,20 @@ impl<F: ServerHandler + Send + Sync + 'static> NativeServer for NativeMcp<F> {
         mut context: RequestContext<RoleServer>,
         answering: Answering,
     ) -> BoxFuture<'static, Response> {
-        // The response's writer stamps the result (no copy of the stamp's values into it).
-        context.extensions.insert(StampedOnWrite);
-        let stamp = Arc::clone(&self.server.inner.mrtr.stamp);
+        // The response's writer stamps the result (no copy of the stamp's values into it),
+        // and with a ledger writes a recorded round's reply from its record.
+        let mrtr = &self.server.inner.mrtr;
+        let record_slot = mrtr.rounds.is_some().then(RecordSlot::default);
+        context
+            .extensions
+            .insert(StampedOnWrite(record_slot.clone()));
+        let stamp = Arc::clone(&mrtr.stamp);
         let handled = handle(self.server.clone(), request, context);
-        Box::pin(answering.respond(handled, stamp).in_current_span())
+        Box::pin(
+            answering
+                .respond(handled, stamp, record_slot)
+                .in_current_span(),
+        )
     }
 }
 
