@@ -16,6 +16,9 @@
 //! # Ok(()) }
 //! ```
 
+// The reply that asks, written in one pass: by the HTTP writer and for the ledger's record.
+#[cfg(feature = "server-http")]
+mod asking;
 mod build_error;
 mod builder;
 mod errors;

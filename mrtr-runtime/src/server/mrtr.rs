@@ -675,27 +675,64 @@ pub(crate) fn encode_reply<O: Serialize>(
     reply: &Result<RoundReply<O>, ErrorData>,
     stamp: Option<&Stamp>,
 ) -> Option<Vec<u8>> {
-    let (recorded, state): (
-        RecordedReply<&O, &InputRequiredResult, &ErrorData, &CreateTaskResult>,
-        _,
-    ) = match reply {
-        Ok(RoundReply::Complete(result)) => (RecordedReply::Complete(result), 0),
-        Ok(RoundReply::InputRequired(result)) => (
-            RecordedReply::InputRequired(result),
-            result.request_state.as_ref().map_or(0, String::len),
-        ),
-        Ok(RoundReply::Task(created)) => (RecordedReply::Task(created), 0),
-        Err(error) => (RecordedReply::Error(error), 0),
+    type Borrowed<'a, O> = RecordedReply<&'a O, (), &'a ErrorData, &'a CreateTaskResult>;
+    let state = match reply {
+        Ok(RoundReply::InputRequired(result)) => {
+            result.request_state.as_ref().map_or(0, String::len)
+        }
+        _ => 0,
     };
     let mut bytes = Vec::with_capacity(RECORD_BYTES + state);
-    serde_json::to_writer(&mut bytes, &recorded).ok()?;
-    if let Some(stamp) = stamp {
-        with_stamp(&mut bytes, stamp)?;
+    match reply {
+        Ok(RoundReply::Complete(result)) => {
+            serde_json::to_writer(&mut bytes, &Borrowed::Complete(result)).ok()?;
+            if let Some(stamp) = stamp {
+                with_stamp(&mut bytes, stamp)?;
+            }
+        }
+        Ok(RoundReply::InputRequired(result)) => asking_record(&mut bytes, result, stamp)?,
+        Ok(RoundReply::Task(created)) => {
+            serde_json::to_writer(&mut bytes, &Borrowed::<O>::Task(created)).ok()?
+        }
+        Err(error) => serde_json::to_writer(&mut bytes, &Borrowed::<O>::Error(error)).ok()?,
     }
     Some(bytes)
 }
 
-/// `{"Variant":{…}}` with `stamp` as the inner object's `_meta` (it has none).
+/// The record of a reply that asks, written in one pass as the HTTP writer writes it (the
+/// bytes rmcp's writer makes, without its `Value` tree per request), `stamp` as its `_meta`.
+#[cfg(feature = "server-http")]
+fn asking_record(
+    bytes: &mut Vec<u8>,
+    result: &InputRequiredResult,
+    stamp: Option<&Stamp>,
+) -> Option<()> {
+    let asking = super::asking::Asking(result, stamp.map(Stamp::written));
+    serde_json::to_writer(
+        bytes,
+        &RecordedReply::<(), _, (), ()>::InputRequired(asking),
+    )
+    .ok()
+}
+
+/// The record of a reply that asks (no path stamps on write without `server-http`).
+#[cfg(not(feature = "server-http"))]
+fn asking_record(
+    bytes: &mut Vec<u8>,
+    result: &InputRequiredResult,
+    stamp: Option<&Stamp>,
+) -> Option<()> {
+    if stamp.is_some() {
+        return None;
+    }
+    serde_json::to_writer(
+        bytes,
+        &RecordedReply::<(), _, (), ()>::InputRequired(result),
+    )
+    .ok()
+}
+
+/// `{"Complete":{…}}` with `stamp` as the inner object's `_meta` (it has none).
 #[cfg(feature = "server-http")]
 fn with_stamp(bytes: &mut Vec<u8>, stamp: &Stamp) -> Option<()> {
     // The variant's name has no colon: the result starts after the first one.
@@ -824,6 +861,11 @@ mod tests {
             )
             .unwrap();
             assert_eq!(spliced, applied);
+            // And what rmcp's own writer makes of the stamped result, in its record.
+            let derived =
+                serde_json::to_vec(&RecordedReply::<Value>::InputRequired(stamped.clone()))
+                    .unwrap();
+            assert_eq!(spliced, derived);
             // Stamped already, or not a round's result: the writer does not splice it.
             assert!(!without_meta::<CallToolResult>(&mut Ok(
                 RoundReply::InputRequired(stamped)

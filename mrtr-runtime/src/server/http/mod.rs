@@ -58,7 +58,6 @@
 //! it with [`HttpServing::serve`]/[`HttpServing::bind`] to get the connection-level
 //! limits too.
 
-mod asking;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub mod auth;

@@ -17,10 +17,10 @@ use rmcp::model::{
 };
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use super::asking::AskingReply;
 use super::budget::Reservation;
 use super::gate::{error_response, is_request_level, json_response, without_empty_elicitation_ids};
 use super::stateless::RMCP_SERVICE;
+use crate::server::asking::AskingReply;
 use crate::server::mcp_server::RecordSlot;
 use crate::server::stamp::Stamp;
 

@@ -17,11 +17,11 @@ use serde_json::value::RawValue;
 
 /// The whole JSON-RPC response carrying `result`, as rmcp writes a
 /// `JsonRpcMessage::Response` holding `ServerResult::InputRequiredResult`.
-pub(super) struct AskingReply<'a> {
-    pub(super) id: &'a RequestId,
-    pub(super) result: &'a InputRequiredResult,
+pub(crate) struct AskingReply<'a> {
+    pub(crate) id: &'a RequestId,
+    pub(crate) result: &'a InputRequiredResult,
     /// Written as the result's `_meta` when it has none.
-    pub(super) stamp: Option<&'a RawValue>,
+    pub(crate) stamp: Option<&'a RawValue>,
 }
 
 impl Serialize for AskingReply<'_> {
@@ -36,7 +36,10 @@ impl Serialize for AskingReply<'_> {
 
 /// `InputRequiredResult`, field for field as its derive writes it, and the stamp as its
 /// `_meta` when it has none.
-struct Asking<'a>(&'a InputRequiredResult, Option<&'a RawValue>);
+pub(crate) struct Asking<'a>(
+    pub(crate) &'a InputRequiredResult,
+    pub(crate) Option<&'a RawValue>,
+);
 
 impl Serialize for Asking<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
