@@ -28,19 +28,19 @@ impl RoundId {
 
 impl fmt::Display for RoundId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut hex = Vec::with_capacity(32);
-        push_hex(&mut hex, &self.0);
-        f.write_str(std::str::from_utf8(&hex).map_err(|_| fmt::Error)?)
+        f.write_str(std::str::from_utf8(&hex32(self.0)).map_err(|_| fmt::Error)?)
     }
 }
 
-/// Appends `bytes` in lowercase hex, two digits a byte (as `{:02x}` writes each).
-pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+/// 16 bytes in 32 lowercase hex digits (as `{:02x}` writes each byte).
+pub(crate) fn hex32(bytes: [u8; 16]) -> [u8; 32] {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for byte in bytes {
-        out.push(DIGITS[usize::from(byte >> 4)]);
-        out.push(DIGITS[usize::from(byte & 0xf)]);
+    let mut out = [0u8; 32];
+    for (pair, byte) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(byte >> 4)];
+        pair[1] = DIGITS[usize::from(byte & 0xf)];
     }
+    out
 }
 
 impl fmt::Debug for RoundId {

@@ -11,7 +11,7 @@ use tokio::sync::OnceCell;
 
 use super::contract::{
     Claim, ClaimAndRecords, ClaimOutcome, LedgerError, Outcome, Owner, Recorded, RoundId,
-    RoundLedger, push_hex,
+    RoundLedger, hex32,
 };
 
 /// A round ledger in Redis (feature `redis`), for several instances behind a load balancer.
@@ -224,26 +224,30 @@ impl RedisLedger {
     }
 
     /// `<prefix>round:<id>`: the claim's key.
-    fn key(&self, round: &RoundId) -> Vec<u8> {
-        let mut key = Vec::with_capacity(self.prefix.len() + 6 + 32 + 33);
-        key.extend_from_slice(self.prefix.as_bytes());
-        key.extend_from_slice(b"round:");
-        push_hex(&mut key, &round.0);
-        key
+    fn key<'a>(&'a self, round: &'a RoundId) -> Key<'a> {
+        Key {
+            prefix: &self.prefix,
+            round,
+            owner: None,
+        }
     }
 
     /// `<prefix>round:<id>:<owner>`: the key of `owner`'s record.
-    fn record_key(&self, round: &RoundId, owner: Owner) -> Vec<u8> {
-        let mut key = self.key(round);
-        key.push(b':');
-        key.extend_from_slice(&owner_arg(owner));
-        key
+    fn record_key<'a>(&'a self, round: &'a RoundId, owner: Owner) -> Key<'a> {
+        Key {
+            prefix: &self.prefix,
+            round,
+            owner: Some(owner),
+        }
     }
 
     /// The plain claim: `SET key value NX PX ttl`.
     fn claim_command(&self, claim: &Claim, value: &[u8], ttl: u64) -> redis::Cmd {
-        let mut set = redis::cmd("SET");
-        set.arg(&self.key(&claim.round)[..])
+        let key = self.key(&claim.round);
+        // Sized for its arguments: not grown as they are written.
+        let mut set = redis::Cmd::with_capacity(6, 3 + key.len() + value.len() + 4 + 20);
+        set.arg("SET")
+            .arg(key)
             .arg(value)
             .arg("NX")
             .arg("PX")
@@ -272,10 +276,15 @@ impl RedisLedger {
     /// One `PSETEX` per outcome, under its owner's name, expiring with its token.
     fn push_records(&self, pipe: &mut redis::Pipeline, outcomes: &[Outcome]) {
         for outcome in outcomes {
-            pipe.cmd("PSETEX")
-                .arg(&self.record_key(&outcome.round, outcome.owner)[..])
+            let key = self.record_key(&outcome.round, outcome.owner);
+            let size = 6 + key.len() + 20 + outcome.response.len();
+            let mut psetex = redis::Cmd::with_capacity(4, size);
+            psetex
+                .arg("PSETEX")
+                .arg(key)
                 .arg(ttl_ms(outcome.expires_at))
                 .arg(&outcome.response[..]);
+            pipe.add_command(psetex);
         }
     }
 
@@ -320,7 +329,7 @@ impl RedisLedger {
         args: &[&[u8]],
     ) -> Result<Value, LedgerError> {
         let mut connection = self.connection().await?;
-        let mut invocation = script.key(&self.key(round)[..]);
+        let mut invocation = script.key(self.key(round));
         for arg in args {
             invocation.arg(*arg);
         }
@@ -357,13 +366,39 @@ impl RedisLedger {
 
 /// The owner in 32 hex digits (as `{:032x}` writes it).
 fn owner_arg(owner: Owner) -> [u8; 32] {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = [0u8; 32];
-    for (pair, byte) in out.chunks_exact_mut(2).zip(owner.0.to_be_bytes()) {
-        pair[0] = DIGITS[usize::from(byte >> 4)];
-        pair[1] = DIGITS[usize::from(byte & 0xf)];
+    hex32(owner.0.to_be_bytes())
+}
+
+/// A ledger key, written straight into the command that names it (no buffer of its own):
+/// `<prefix>round:<id>`, and `:<owner>` for a record.
+struct Key<'a> {
+    prefix: &'a str,
+    round: &'a RoundId,
+    owner: Option<Owner>,
+}
+
+impl Key<'_> {
+    fn len(&self) -> usize {
+        self.prefix.len() + 6 + 32 + if self.owner.is_some() { 33 } else { 0 }
     }
-    out
+}
+
+impl redis::ToRedisArgs for Key<'_> {
+    fn write_redis_args<W>(&self, out: &mut W)
+    where
+        W: ?Sized + redis::RedisWrite,
+    {
+        use std::io::Write as _;
+        let mut arg = out.writer_for_next_arg();
+        // Writing into the command's own buffer does not fail.
+        let _ = arg.write_all(self.prefix.as_bytes());
+        let _ = arg.write_all(b"round:");
+        let _ = arg.write_all(&hex32(self.round.0));
+        if let Some(owner) = self.owner {
+            let _ = arg.write_all(b":");
+            let _ = arg.write_all(&owner_arg(owner));
+        }
+    }
 }
 
 /// Milliseconds until `expires_at` (Unix seconds) plus one second, at least 1: a claim and
@@ -499,7 +534,7 @@ impl RoundLedger for RedisLedger {
             if outcomes.is_empty() {
                 return Ok(Vec::new());
             }
-            let mut pipe = redis::pipe();
+            let mut pipe = redis::Pipeline::with_capacity(outcomes.len());
             self.push_records(&mut pipe, outcomes);
             let mut connection = self.connection().await?;
             let answers: Vec<Value> = self.bounded(pipe.query_async(&mut connection)).await?;
@@ -530,7 +565,7 @@ impl RoundLedger for RedisLedger {
         Box::pin(async move {
             let ttl = ttl_ms(claim.expires_at);
             let value = claim_value(claim, ttl);
-            let mut pipe = redis::pipe();
+            let mut pipe = redis::Pipeline::with_capacity(outcomes.len() + 1);
             pipe.ignore_errors();
             self.push_records(&mut pipe, outcomes);
             pipe.add_command(self.claim_command(claim, &value, ttl));
@@ -626,11 +661,19 @@ mod tests {
             .unwrap()
             .with_prefix("shop:");
         let round = RoundId([0xa5; 16]);
-        assert_eq!(ledger.key(&round), format!("shop:round:{round}").as_bytes());
+        use redis::ToRedisArgs as _;
+        let key = ledger.key(&round);
         assert_eq!(
-            ledger.record_key(&round, Owner(7)),
-            format!("shop:round:{round}:{:032x}", 7).as_bytes()
+            key.to_redis_args(),
+            [format!("shop:round:{round}").into_bytes()]
         );
+        assert_eq!(key.len(), key.to_redis_args()[0].len());
+        let record = ledger.record_key(&round, Owner(7));
+        assert_eq!(
+            record.to_redis_args(),
+            [format!("shop:round:{round}:{:032x}", 7).into_bytes()]
+        );
+        assert_eq!(record.len(), record.to_redis_args()[0].len());
     }
 
     #[test]
