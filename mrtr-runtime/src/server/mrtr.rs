@@ -759,6 +759,19 @@ fn decode_reply<O: DeserializeOwned>(bytes: &[u8]) -> Option<Result<RoundReply<O
     })
 }
 
+/// A reply that asks one form question, for tests.
+#[cfg(test)]
+pub(crate) fn a_form_question() -> InputRequiredResult {
+    serde_json::from_value(serde_json::json!({
+        "inputRequests": {"go": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Go?",
+            "requestedSchema": {"type": "object", "properties": {}}}}},
+        "requestState": "mrtr3.state",
+        "resultType": "input_required",
+    }))
+    .expect("a reply that asks")
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
@@ -769,14 +782,7 @@ mod tests {
     /// read) and reads back.
     #[test]
     fn a_reply_is_recorded_as_its_owned_form_and_reads_back() {
-        let input: InputRequiredResult = serde_json::from_value(json!({
-            "inputRequests": {"go": {"method": "elicitation/create", "params": {
-                "mode": "form", "message": "Go?",
-                "requestedSchema": {"type": "object", "properties": {}}}}},
-            "requestState": "mrtr3.state",
-            "resultType": "input_required",
-        }))
-        .unwrap();
+        let input = a_form_question();
         let error = ErrorData::invalid_params("no", Some(json!({"why": 1})));
         type Reply = Result<RoundReply<Value>, ErrorData>;
         let replies: [(Reply, RecordedReply<Value>); 3] = [
@@ -841,14 +847,7 @@ mod tests {
                 &stamp,
             );
 
-            let input: InputRequiredResult = serde_json::from_value(json!({
-                "inputRequests": {"go": {"method": "elicitation/create", "params": {
-                    "mode": "form", "message": "Go?",
-                    "requestedSchema": {"type": "object", "properties": {}}}}},
-                "requestState": "mrtr3.state",
-                "resultType": "input_required",
-            }))
-            .unwrap();
+            let input = a_form_question();
             let mut unstamped: Result<RoundReply<CallToolResult>, ErrorData> =
                 Ok(RoundReply::InputRequired(input.clone()));
             assert!(without_meta(&mut unstamped));

@@ -381,7 +381,7 @@ mod tests {
             CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, ReadResourceResult,
         };
 
-        use crate::server::mrtr::{RoundReply, encode_reply};
+        use crate::server::mrtr::{RoundReply, a_form_question, encode_reply};
 
         let stamp = Stamp::new(&Implementation::new("demo", "1"), Some("node-a".into()));
         let id = RequestId::String("req-7".into());
@@ -389,14 +389,7 @@ mod tests {
             futures::executor::block_on(axum::body::to_bytes(response.into_body(), usize::MAX))
                 .unwrap()
         };
-        let asking: InputRequiredResult = serde_json::from_value(serde_json::json!({
-            "inputRequests": {"go": {"method": "elicitation/create", "params": {
-                "mode": "form", "message": "Go?",
-                "requestedSchema": {"type": "object", "properties": {}}}}},
-            "requestState": "mrtr3.state",
-            "resultType": "input_required",
-        }))
-        .unwrap();
+        let asking = a_form_question();
         let complete = |result: ServerResult| match result {
             ServerResult::CallToolResult(result) => {
                 encode_reply(&Ok(RoundReply::Complete(result)), Some(&stamp))
